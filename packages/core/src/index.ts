@@ -1,0 +1,7 @@
+/**
+ * @dsh/core: the error type and the ctx / plugin / composition kernel every dsh package stands on.
+ */
+export { Composition } from './composition.js';
+export type { DshErrorCode, DshErrorOptions } from './errors.js';
+export { DSH_ERROR_CODES, DshError, isDshError } from './errors.js';
+export type { Ctx, DisposeReason, Plugin, PluginApi, ServiceKey, ServiceMap } from './plugin.js';

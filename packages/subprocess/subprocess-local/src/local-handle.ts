@@ -1,0 +1,259 @@
+/**
+ * A managed local process tree: start, collect, drain, terminate, and whole-tree waiting.
+ */
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { DshError, isDshError } from '@dsh/core';
+import {
+  childEnv,
+  OutputCollector,
+  type OutputDisposition,
+  type OutputReader,
+  type SpawnSpec,
+  type SubprocessHandle,
+  type SubprocessOutcome,
+} from '@dsh/subprocess';
+import { procAvailable, snapshotProcs, treeMembers } from './proc-table.js';
+import { resolveExecutableSync } from './resolve-executable.js';
+import { signalGroup, signalProcess } from './signals.js';
+import type { TreeWatcher } from './tree-watcher.js';
+
+type StartError = { code: string; message: string };
+
+const noop = (): void => undefined;
+
+function startErrorOf(error: unknown): StartError {
+  if (isDshError(error)) return { code: error.code, message: error.message };
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ENOENT') return { code: 'EXECUTABLE_NOT_FOUND', message };
+  if (code === 'EACCES') return { code: 'NOT_EXECUTABLE', message };
+  return { code: 'SPAWN_FAILED', message };
+}
+
+function checkCwd(cwd: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    // missing: reported below
+  }
+  if (!isDir) {
+    throw new DshError('CWD_NOT_FOUND', `working directory ${cwd} does not exist or is not a directory.`, {
+      data: { cwd },
+    });
+  }
+}
+
+function stdioFor(d: OutputDisposition): 'pipe' | 'inherit' {
+  return d.kind === 'inherit' ? 'inherit' : 'pipe';
+}
+
+function collectorFor(d: OutputDisposition, label: string): OutputCollector | null {
+  return d.kind === 'collect' ? new OutputCollector({ maxBytes: d.maxBytes, spill: d.spill, label }) : null;
+}
+
+/** Resolves when `stream` ends, closes or fails. */
+function endOf(stream: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.readableEnded || stream.destroyed) return resolve();
+    stream.once('end', resolve).once('close', resolve).once('error', resolve);
+  });
+}
+
+/** The local provider's process handle. */
+export class LocalSubprocessHandle implements SubprocessHandle {
+  readonly stdin: Writable | null = null;
+  readonly stdout: Readable | null = null;
+  readonly stderr: Readable | null = null;
+  readonly stdoutReader: OutputReader | null;
+  readonly stderrReader: OutputReader | null;
+  readonly done: Promise<SubprocessOutcome>;
+  private readonly collectors: OutputCollector[] = [];
+  private child: ChildProcess | undefined;
+  private childExited = false;
+  private treeGone = false;
+  private terminating: Promise<void> | undefined;
+  private resolveExited!: () => void;
+  private readonly exited = new Promise<void>((r) => {
+    this.resolveExited = r;
+  });
+
+  constructor(
+    private readonly spec: SpawnSpec,
+    private readonly watcher: TreeWatcher,
+    private readonly parentEnv: NodeJS.ProcessEnv = process.env,
+  ) {
+    const out = collectorFor(spec.stdout, 'stdout');
+    const err = collectorFor(spec.stderr, 'stderr');
+    this.stdoutReader = out;
+    this.stderrReader = err;
+    for (const c of [out, err]) if (c) this.collectors.push(c);
+    let outcome: Promise<SubprocessOutcome>;
+    try {
+      outcome = this.start(out, err);
+    } catch (error) {
+      outcome = Promise.resolve(this.failStart(startErrorOf(error)));
+    }
+    this.done = outcome;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  private start(out: OutputCollector | null, err: OutputCollector | null): Promise<SubprocessOutcome> {
+    const { spec } = this;
+    if (spec.signal?.aborted) throw new DshError('ABORTED', 'the spawn was aborted before the program started.');
+    checkCwd(spec.cwd);
+    const env = childEnv(spec.env, this.parentEnv);
+    const program = resolveExecutableSync(spec.argv[0] as string, env);
+    const stdio: StdioOptions = [
+      spec.stdin.kind === 'ignore' ? 'ignore' : 'pipe',
+      stdioFor(spec.stdout),
+      stdioFor(spec.stderr),
+    ];
+    const child = spawn(program, spec.argv.slice(1), {
+      cwd: spec.cwd,
+      env,
+      stdio,
+      detached: true,
+      argv0: spec.argv[0],
+      windowsHide: true,
+    });
+    this.child = child;
+    // Errors on pipes we own (EPIPE when the child stops reading) must never crash the host.
+    for (const s of [child.stdin, child.stdout, child.stderr]) s?.on('error', noop);
+    if (spec.stdin.kind === 'pipe') (this as { stdin: Writable | null }).stdin = child.stdin;
+    if (spec.stdin.kind === 'bytes') child.stdin?.end(spec.stdin.data);
+    if (spec.stdout.kind === 'pipe') (this as { stdout: Readable | null }).stdout = child.stdout;
+    if (spec.stderr.kind === 'pipe') (this as { stderr: Readable | null }).stderr = child.stderr;
+    const drained: Readable[] = [];
+    for (const [stream, collector] of [
+      [child.stdout, out],
+      [child.stderr, err],
+    ] as const) {
+      if (!stream || !collector) continue;
+      stream.on('data', (chunk: Buffer) => collector.push(chunk));
+      void endOf(stream).then(() => collector.finish());
+      drained.push(stream);
+    }
+    const onAbort = (): void => void this.terminate();
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    return new Promise<SubprocessOutcome>((resolve) => {
+      let settled = false;
+      child.on('error', (error) => {
+        if (settled || child.pid !== undefined) return; // after a start, 'error' concerns signals or pipes
+        settled = true;
+        spec.signal?.removeEventListener('abort', onAbort);
+        resolve(this.failStart(startErrorOf(error)));
+      });
+      child.once('exit', (code, signal) => {
+        if (settled) return;
+        settled = true;
+        this.childExited = true;
+        this.resolveExited();
+        spec.signal?.removeEventListener('abort', onAbort);
+        void this.drain(drained).then(() => resolve({ exitCode: code, signal, error: null }));
+      });
+    });
+  }
+
+  /** After exit, waits for collected streams to end, at most graceMs; a grandchild holding a pipe is cut off. */
+  private async drain(streams: Readable[]): Promise<void> {
+    const pending = streams.filter((s) => !s.readableEnded && !s.destroyed);
+    if (pending.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => {
+        timer = setTimeout(r, this.spec.graceMs);
+      });
+      await Promise.race([Promise.all(pending.map(endOf)), grace]);
+      clearTimeout(timer);
+      for (const s of pending) if (!s.readableEnded) s.destroy();
+    }
+    for (const c of this.collectors) c.finish();
+  }
+
+  private failStart(error: StartError): SubprocessOutcome {
+    this.treeGone = true;
+    this.childExited = true;
+    this.resolveExited();
+    for (const c of this.collectors) c.finish();
+    const self = this as { stdin: Writable | null; stdout: Readable | null; stderr: Readable | null };
+    // Stand-ins so pipe consumers see EOF instead of a null they did not plan for.
+    if (this.spec.stdin.kind === 'pipe') self.stdin = new Writable({ write: (_c, _e, cb) => cb() });
+    if (this.spec.stdout.kind === 'pipe') self.stdout = Readable.from([]);
+    if (this.spec.stderr.kind === 'pipe') self.stderr = Readable.from([]);
+    return { exitCode: null, signal: null, error };
+  }
+
+  /** True once the tree has been observed gone; no signal is ever sent after that. */
+  get isTreeGone(): boolean {
+    return this.treeGone;
+  }
+
+  terminate(): Promise<void> {
+    if (!this.terminating) this.terminating = this.terminateTree();
+    return this.terminating;
+  }
+
+  private async terminateTree(): Promise<void> {
+    if (this.treeGone || this.child?.pid === undefined) return;
+    if (!this.signalTree('SIGTERM')) return;
+    this.watcher.poke();
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'grace'>((r) => {
+      timer = setTimeout(() => r('grace'), this.spec.graceMs);
+    });
+    const first = await Promise.race([this.waitForExit().then(() => 'gone' as const), graceOver]);
+    clearTimeout(timer);
+    if (first === 'gone') return;
+    this.signalTree('SIGKILL');
+    this.watcher.poke();
+    await this.waitForExit();
+  }
+
+  /** Signals every live member; false (and marks the tree gone) when none is left. */
+  private signalTree(signal: NodeJS.Signals): boolean {
+    const root = this.child?.pid;
+    if (this.treeGone || root === undefined) return false;
+    if (!procAvailable()) {
+      const sent = signalGroup(root, signal) || (!this.childExited && signalProcess(root, signal));
+      if (!sent) this.treeGone = true;
+      return sent;
+    }
+    const members = treeMembers(snapshotProcs(), root);
+    if (members.length === 0) {
+      this.treeGone = true;
+      return false;
+    }
+    const groupSent = members.some((m) => m.pgid === root) && signalGroup(root, signal);
+    if (!groupSent && !this.childExited) signalProcess(root, signal); // direct-child fallback
+    for (const m of members) if (m.pgid !== root) signalProcess(m.pid, signal);
+    return true;
+  }
+
+  async waitForExit(signal?: AbortSignal): Promise<void> {
+    const aborted = (): DshError => new DshError('ABORTED', 'waitForExit was aborted before the tree exited.');
+    if (signal?.aborted) throw aborted();
+    if (this.treeGone) return;
+    const gone = (async () => {
+      await this.exited;
+      const root = this.child?.pid;
+      if (!this.treeGone && root !== undefined) await this.watcher.watch(root);
+      this.treeGone = true;
+    })();
+    if (!signal) return gone;
+    let onAbort = noop;
+    const abort = new Promise<never>((_, reject) => {
+      onAbort = () => reject(aborted());
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      await Promise.race([gone, abort]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * `LocalSubprocessRuntime`: the local ctx.subprocess provider (POSIX process groups and
+ * sessions, /proc whole-tree observation on Linux).
+ */
+import { DshError } from '@dsh/core';
+import {
+  childEnv,
+  type SpawnSpec,
+  type SubprocessHandle,
+  SubprocessRuntime,
+  type SubprocessTerminalHandle,
+  type TerminalSpawnSpec,
+  validateSpawnSpec,
+  validateTerminalSpawnSpec,
+} from '@dsh/subprocess';
+import { LocalSubprocessHandle } from './local-handle.js';
+import { procAvailable, snapshotProcs, treeMembers } from './proc-table.js';
+import { resolveExecutableSync } from './resolve-executable.js';
+import { TreeWatcher, treeIsGone } from './tree-watcher.js';
+
+/** Finished handles kept before one batched /proc scan drops those whose trees are gone (bounds tracking memory). */
+export const PRUNE_BATCH = 64;
+
+/** Options of {@link LocalSubprocessRuntime}. None is required. */
+export interface LocalSubprocessRuntimeOptions {
+  /**
+   * Where `process.env` is read from for the scrubbed parent environment.
+   * @default process.env
+   */
+  parentEnv?: NodeJS.ProcessEnv;
+}
+
+/** The local process substrate. `new LocalSubprocessRuntime()` needs no arguments. */
+export class LocalSubprocessRuntime extends SubprocessRuntime {
+  private readonly watcher = new TreeWatcher();
+  private readonly live = new Set<LocalSubprocessHandle>();
+  private readonly finished = new Set<LocalSubprocessHandle>();
+  private disposing: Promise<void> | undefined;
+
+  constructor(private readonly options: LocalSubprocessRuntimeOptions = {}) {
+    super();
+  }
+
+  /**
+   * @throws DshError `RELATIVE_EXECUTABLE`, `EXECUTABLE_NOT_FOUND`, `NOT_EXECUTABLE`, `INVALID_SPEC` (as rejections).
+   */
+  async resolveExecutable(program: string, env: SpawnSpec['env']): Promise<string> {
+    if (typeof program !== 'string' || program === '') {
+      throw new DshError('INVALID_SPEC', 'program must be a non-empty string.', { data: { field: 'program' } });
+    }
+    return resolveExecutableSync(program, childEnv(env, this.options.parentEnv));
+  }
+
+  /**
+   * Starts a process tree in a new session and process group.
+   * @throws DshError `INVALID_SPEC`, `RELATIVE_EXECUTABLE` (synchronously), `DISPOSED` after dispose().
+   */
+  spawn(spec: SpawnSpec): SubprocessHandle {
+    validateSpawnSpec(spec);
+    if (this.disposing) {
+      throw new DshError('DISPOSED', 'this subprocess runtime has been disposed; create a new one.');
+    }
+    const handle = new LocalSubprocessHandle(spec, this.watcher, this.options.parentEnv);
+    this.live.add(handle);
+    void handle.done.then(() => this.retire(handle));
+    return handle;
+  }
+
+  /** @throws DshError `INVALID_SPEC`, or `NOT_IMPLEMENTED`: terminals arrive with the terminal issue. */
+  async spawnTerminal(spec: TerminalSpawnSpec): Promise<SubprocessTerminalHandle> {
+    validateTerminalSpawnSpec(spec);
+    throw new DshError('NOT_IMPLEMENTED', 'spawnTerminal is not implemented by this provider yet.');
+  }
+
+  /** Number of process trees this runtime still tracks (started and not yet observed gone). */
+  get trackedCount(): number {
+    return this.live.size + this.finished.size;
+  }
+
+  /** Terminates every tracked tree and waits for each to be gone. Idempotent. */
+  dispose(): Promise<void> {
+    if (!this.disposing) {
+      this.disposing = (async () => {
+        const all = [...this.live, ...this.finished];
+        await Promise.all(all.map((h) => h.terminate()));
+        await Promise.all(all.map((h) => h.waitForExit()));
+        this.live.clear();
+        this.finished.clear();
+      })();
+    }
+    return this.disposing;
+  }
+
+  /** Moves a settled handle to the finished set, pruning gone trees in batches. */
+  private retire(handle: LocalSubprocessHandle): void {
+    this.live.delete(handle);
+    if (handle.isTreeGone || this.disposing) return;
+    this.finished.add(handle);
+    if (this.finished.size < PRUNE_BATCH) return;
+    const procs = procAvailable() ? snapshotProcs() : null;
+    for (const h of this.finished) {
+      const root = h.pid;
+      const gone =
+        h.isTreeGone || root === undefined || (procs ? treeMembers(procs, root).length === 0 : treeIsGone(root));
+      if (gone) this.finished.delete(h);
+    }
+  }
+}

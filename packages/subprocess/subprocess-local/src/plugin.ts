@@ -1,0 +1,29 @@
+/**
+ * The plugin that mounts `LocalSubprocessRuntime` as `ctx.subprocess`.
+ */
+import type { Plugin } from '@dsh/core';
+import { LocalSubprocessRuntime, type LocalSubprocessRuntimeOptions } from './local-runtime.js';
+
+/** Plugin name of {@link subprocessLocalPlugin}. */
+export const SUBPROCESS_LOCAL_PLUGIN = 'subprocess-local';
+
+/**
+ * Provides `ctx.subprocess`. A reload of this plugin keeps the same runtime, so live processes
+ * survive it; teardown terminates and joins every process the runtime started.
+ */
+export function subprocessLocalPlugin(options: LocalSubprocessRuntimeOptions = {}): Plugin {
+  let runtime: LocalSubprocessRuntime | undefined;
+  return {
+    name: SUBPROCESS_LOCAL_PLUGIN,
+    setup(api) {
+      runtime ??= new LocalSubprocessRuntime(options);
+      api.provide('subprocess', runtime);
+    },
+    async dispose(reason) {
+      if (reason === 'reload' || !runtime) return;
+      const r = runtime;
+      runtime = undefined;
+      await r.dispose();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * @dsh/subprocess: the ctx.subprocess contract (DESIGN §3) shared by every provider.
+ */
+export {
+  childEnv,
+  isScrubbedEnvName,
+  MANAGED_ENV_PATTERN,
+  mergeEnv,
+  SENSITIVE_ENV_PATTERN,
+  scrubbedParentEnv,
+} from './env.js';
+export { MAX_COLLECT_BYTES, MAX_GRACE_MS, MAX_SPILL_BYTES, TAIL_COPY_RATIO } from './limits.js';
+export type { OutputCollectorOptions } from './output-collector.js';
+export { OutputCollector } from './output-collector.js';
+export { SubprocessRuntime } from './runtime.js';
+export type {
+  ForegroundFacts,
+  OutputDisposition,
+  OutputRead,
+  OutputReader,
+  SpawnSpec,
+  SpillSpec,
+  StdinDisposition,
+  SubprocessHandle,
+  SubprocessOutcome,
+  SubprocessTerminalHandle,
+  TerminalSpawnSpec,
+} from './types.js';
+export { completePrefixLength, isContinuationByte, leadingPartialBytes, sequenceLength } from './utf8.js';
+export { assertProgramShape, validateSpawnSpec, validateTerminalSpawnSpec } from './validate-spec.js';
