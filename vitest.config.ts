@@ -13,6 +13,7 @@ export default defineConfig({
   },
   test: {
     pool: 'forks',
+    reporters: ['default', './scripts/summary-reporter.ts'],
     include: ['packages/**/test/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -6,12 +6,18 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { DshError } from '@dsh/core';
 import { assertProgramShape } from '@dsh/subprocess';
 
+/** Any execute bit: a file with none cannot be run by anyone, root included. */
+const ANY_EXECUTE_BIT = 0o111;
+
 function isExecutableFile(path: string): boolean {
+  // stat without throwing first: most PATH entries miss, and exceptions are the slow path.
   try {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat?.isFile() || (stat.mode & ANY_EXECUTE_BIT) === 0) return false;
     accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
+    return true;
   } catch {
-    return false;
+    return false; // ENOTDIR, EACCES on a parent, or not executable by us
   }
 }
 
@@ -23,26 +29,29 @@ function isExecutableFile(path: string): boolean {
 export function resolveExecutableSync(program: string, env: Readonly<Record<string, string>>): string {
   assertProgramShape(program);
   if (isAbsolute(program)) {
-    let isFile: boolean;
+    let stat: ReturnType<typeof statSync>;
     try {
-      isFile = statSync(program).isFile();
+      stat = statSync(program, { throwIfNoEntry: false });
     } catch {
+      stat = undefined; // a path component is not a directory
+    }
+    if (!stat) {
       throw new DshError('EXECUTABLE_NOT_FOUND', `program ${program} does not exist; check the path.`, {
         data: { program },
       });
     }
-    if (!isFile || !isExecutableFile(program)) {
+    if (!stat.isFile() || !isExecutableFile(program)) {
       throw new DshError('NOT_EXECUTABLE', `${program} is not an executable file; check its mode (chmod +x).`, {
         data: { program },
       });
     }
-    return realpathSync(program);
+    return realpathSync.native(program);
   }
   const path = env.PATH ?? '';
   for (const dir of path.split(delimiter)) {
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, program);
-    if (isExecutableFile(candidate)) return realpathSync(candidate);
+    if (isExecutableFile(candidate)) return realpathSync.native(candidate);
   }
   throw new DshError(
     'EXECUTABLE_NOT_FOUND',
