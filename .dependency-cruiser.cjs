@@ -36,7 +36,8 @@ const NAMES = {
 
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const dirOf = (dir) => `^packages/${dir}/`;
-const targetOf = ([name, dir]) => `(${dirOf(dir)}|^node_modules/${NAMES[name].startsWith('@') ? NAMES[name] : esc(NAMES[name])}/)`;
+const targetOf = ([name, dir]) =>
+  `(${dirOf(dir)}|^node_modules/${NAMES[name].startsWith('@') ? NAMES[name] : esc(NAMES[name])}/)`;
 
 const forbidden = [];
 LAYERS.forEach(([name, dir], i) => {

@@ -46,4 +46,6 @@ for (const v of summary.violations) {
   console.error(`  ${v.rule.name}: ${v.from} -> ${v.to}`);
 }
 if (summary.violations.length > 0) fail(`${summary.violations.length} violation(s) of the layer rule`);
-console.log(`layer check passed: ${scanned} modules scanned, ${summary.totalDependenciesCruised} dependencies, 0 violations`);
+console.log(
+  `layer check passed: ${scanned} modules scanned, ${summary.totalDependenciesCruised} dependencies, 0 violations`,
+);

@@ -18,7 +18,9 @@ function tree(files: Record<string, string>): string {
   dirs.push(root);
   const base = {
     'package.json': JSON.stringify({ name: 'fixture', private: true, workspaces: [] }),
-    'tsconfig.depcruise.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
+    'tsconfig.depcruise.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+    }),
   };
   for (const [path, text] of Object.entries({ ...base, ...files })) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -52,7 +54,8 @@ describe('layer check', () => {
 
   it('fails when a contract package imports its provider', () => {
     const root = tree({
-      'packages/subprocess/subprocess/src/c.ts': "import { p } from '../../subprocess-local/src/p.js';\nexport const c = p;\n",
+      'packages/subprocess/subprocess/src/c.ts':
+        "import { p } from '../../subprocess-local/src/p.js';\nexport const c = p;\n",
       'packages/subprocess/subprocess-local/src/p.ts': 'export const p = 1;\n',
     });
     const r = check(root);
@@ -62,7 +65,8 @@ describe('layer check', () => {
 
   it('passes a higher layer importing a lower one', () => {
     const root = tree({
-      'packages/subprocess/subprocess-local/src/p.ts': "import { c } from '../../../core/src/c.js';\nexport const p = c;\n",
+      'packages/subprocess/subprocess-local/src/p.ts':
+        "import { c } from '../../../core/src/c.js';\nexport const p = c;\n",
       'packages/core/src/c.ts': 'export const c = 1;\n',
     });
     expect(check(root).status).toBe(0);

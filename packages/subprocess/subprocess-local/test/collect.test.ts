@@ -52,7 +52,9 @@ describe('collect', () => {
 
   it('incremental reads while the process runs join up to the whole stream', async () => {
     const h = runtime().spawn(
-      spec(['sh', '-c', 'for i in $(seq 1 200); do echo "é$i"; done'], { stdout: { kind: 'collect', maxBytes: 1 << 20 } }),
+      spec(['sh', '-c', 'for i in $(seq 1 200); do echo "é$i"; done'], {
+        stdout: { kind: 'collect', maxBytes: 1 << 20 },
+      }),
     );
     const r = h.stdoutReader;
     if (!r) throw new Error('no reader');

@@ -33,7 +33,11 @@ describe('starting programs', () => {
 
   it('resolves done with EXECUTABLE_NOT_FOUND for a missing program, never rejecting', async () => {
     const h = runtime().spawn(spec(['dsh-no-such-program-xyz']));
-    await expect(h.done).resolves.toMatchObject({ exitCode: null, signal: null, error: { code: 'EXECUTABLE_NOT_FOUND' } });
+    await expect(h.done).resolves.toMatchObject({
+      exitCode: null,
+      signal: null,
+      error: { code: 'EXECUTABLE_NOT_FOUND' },
+    });
     expect(h.pid).toBeUndefined();
     expect(h.stdoutReader?.settled).toBe(true);
     await h.terminate();

@@ -51,7 +51,11 @@ describe('stdin dispositions', () => {
 
   it('gives pipe consumers ended stand-in streams when the program never started', async () => {
     const h = runtime().spawn(
-      spec(['dsh-no-such-program-xyz'], { stdin: { kind: 'pipe' }, stdout: { kind: 'pipe' }, stderr: { kind: 'pipe' } }),
+      spec(['dsh-no-such-program-xyz'], {
+        stdin: { kind: 'pipe' },
+        stdout: { kind: 'pipe' },
+        stderr: { kind: 'pipe' },
+      }),
     );
     await h.done;
     const stdout = h.stdout;

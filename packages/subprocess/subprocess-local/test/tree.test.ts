@@ -44,7 +44,7 @@ describe('tree termination', () => {
   });
 
   it('also ends members that left the process group but stayed in the session', async () => {
-    const script = "perl -e '$|=1; setpgrp(0,0); print \"$$\\n\"; sleep 100' & wait";
+    const script = 'perl -e \'$|=1; setpgrp(0,0); print "$$\\n"; sleep 100\' & wait';
     const h = runtime().spawn(spec(['sh', '-c', script]));
     const [escapee] = await printedPids(h, 1);
     await h.terminate();
@@ -53,7 +53,7 @@ describe('tree termination', () => {
 });
 
 describe('post-exit drain and whole-tree waiting', () => {
-  it("`sleep 30 & echo hi` settles done with hi while waitForExit stays pending", async () => {
+  it('`sleep 30 & echo hi` settles done with hi while waitForExit stays pending', async () => {
     const h = runtime().spawn(spec(['sh', '-c', 'sleep 30 & echo $!; echo hi'], { graceMs: 200 }));
     const outcome = await h.done;
     expect(outcome).toEqual({ exitCode: 0, signal: null, error: null });
