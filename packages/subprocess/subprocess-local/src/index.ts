@@ -1,12 +1,15 @@
 /**
  * @dsh/subprocess-local: the local ctx.subprocess provider.
  */
+
+export { CgroupContainer, ownCgroupDir, TreeCgroup } from './cgroup.js';
 export { LocalSubprocessHandle } from './local-handle.js';
 export type { LocalSubprocessRuntimeOptions } from './local-runtime.js';
 export { LocalSubprocessRuntime, PRUNE_BATCH } from './local-runtime.js';
 export { SUBPROCESS_LOCAL_PLUGIN, subprocessLocalPlugin } from './plugin.js';
 export type { ProcEntry } from './proc-table.js';
 export { parseStat, procAvailable, snapshotProcs, treeMembers } from './proc-table.js';
+export { ProcessTree, type ProcSnapshot, takeSnapshot } from './process-tree.js';
 export { resolveExecutableSync } from './resolve-executable.js';
 export { MIN_SIGNAL_TARGET, signalGroup, signalProcess } from './signals.js';
-export { TREE_POLL_MAX_MS, TREE_POLL_MIN_MS, TreeWatcher, treeIsGone } from './tree-watcher.js';
+export { TREE_POLL_MAX_MS, TREE_POLL_MIN_MS, TreeWatcher } from './tree-watcher.js';

@@ -14,9 +14,9 @@ import {
   type SubprocessHandle,
   type SubprocessOutcome,
 } from '@dsh/subprocess';
-import { procAvailable, snapshotProcs, treeMembers } from './proc-table.js';
+import type { CgroupContainer, TreeCgroup } from './cgroup.js';
+import { ProcessTree, type ProcSnapshot } from './process-tree.js';
 import { resolveExecutableSync } from './resolve-executable.js';
-import { signalGroup, signalProcess } from './signals.js';
 import type { TreeWatcher } from './tree-watcher.js';
 
 type StartError = { code: string; message: string };
@@ -72,8 +72,8 @@ export class LocalSubprocessHandle implements SubprocessHandle {
   readonly done: Promise<SubprocessOutcome>;
   private readonly collectors: OutputCollector[] = [];
   private child: ChildProcess | undefined;
+  private tree: ProcessTree | undefined;
   private childExited = false;
-  private treeGone = false;
   private terminating: Promise<void> | undefined;
   private resolveExited!: () => void;
   private readonly exited = new Promise<void>((r) => {
@@ -84,6 +84,7 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     private readonly spec: SpawnSpec,
     private readonly watcher: TreeWatcher,
     private readonly parentEnv: NodeJS.ProcessEnv = process.env,
+    private readonly container: CgroupContainer | null = null,
   ) {
     const out = collectorFor(spec.stdout, 'stdout');
     const err = collectorFor(spec.stderr, 'stderr');
@@ -114,15 +115,30 @@ export class LocalSubprocessHandle implements SubprocessHandle {
       stdioFor(spec.stdout),
       stdioFor(spec.stderr),
     ];
-    const child = spawn(program, spec.argv.slice(1), {
-      cwd: spec.cwd,
-      env,
-      stdio,
-      detached: true,
-      argv0: spec.argv[0],
-      windowsHide: true,
-    });
+    const launch = (): ChildProcess =>
+      spawn(program, spec.argv.slice(1), {
+        cwd: spec.cwd,
+        env,
+        stdio,
+        detached: true,
+        argv0: spec.argv[0],
+        windowsHide: true,
+      });
+    let group: TreeCgroup | null = this.container?.create() ?? null;
+    let child: ChildProcess;
+    if (group && this.container) {
+      const started = this.container.spawnInside(group, launch);
+      child = started.value;
+      if (!started.contained) {
+        group.release();
+        group = null;
+      }
+    } else {
+      child = launch();
+    }
     this.child = child;
+    if (child.pid !== undefined) this.tree = new ProcessTree(child.pid, group);
+    else group?.release();
     // Errors on pipes we own (EPIPE when the child stops reading) must never crash the host.
     for (const s of [child.stdin, child.stdout, child.stderr]) s?.on('error', noop);
     if (spec.stdin.kind === 'pipe') (this as { stdin: Writable | null }).stdin = child.stdin;
@@ -176,7 +192,7 @@ export class LocalSubprocessHandle implements SubprocessHandle {
   }
 
   private failStart(error: StartError): SubprocessOutcome {
-    this.treeGone = true;
+    this.tree?.markGone();
     this.childExited = true;
     this.resolveExited();
     for (const c of this.collectors) c.finish();
@@ -188,9 +204,19 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     return { exitCode: null, signal: null, error };
   }
 
-  /** True once the tree has been observed gone; no signal is ever sent after that. */
+  /** True once the tree has been observed gone (or never started); no signal is ever sent after that. */
   get isTreeGone(): boolean {
-    return this.treeGone;
+    return this.tree?.isGone ?? this.childExited;
+  }
+
+  /** Checks (with a shared snapshot) whether the tree is gone now. */
+  checkTreeGone(procs?: ProcSnapshot): boolean {
+    return this.tree ? this.tree.checkGone(procs) : this.childExited;
+  }
+
+  /** True when the tree has its own cgroup, so {@link checkTreeGone} needs no snapshot. */
+  get contained(): boolean {
+    return this.tree?.contained ?? false;
   }
 
   terminate(): Promise<void> {
@@ -199,8 +225,8 @@ export class LocalSubprocessHandle implements SubprocessHandle {
   }
 
   private async terminateTree(): Promise<void> {
-    if (this.treeGone || this.child?.pid === undefined) return;
-    if (!this.signalTree('SIGTERM')) return;
+    const tree = this.tree;
+    if (!tree?.signal('SIGTERM', !this.childExited)) return;
     this.watcher.poke();
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'grace'>((r) => {
@@ -209,40 +235,18 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     const first = await Promise.race([this.waitForExit().then(() => 'gone' as const), graceOver]);
     clearTimeout(timer);
     if (first === 'gone') return;
-    this.signalTree('SIGKILL');
+    tree.signal('SIGKILL', !this.childExited);
     this.watcher.poke();
     await this.waitForExit();
-  }
-
-  /** Signals every live member; false (and marks the tree gone) when none is left. */
-  private signalTree(signal: NodeJS.Signals): boolean {
-    const root = this.child?.pid;
-    if (this.treeGone || root === undefined) return false;
-    if (!procAvailable()) {
-      const sent = signalGroup(root, signal) || (!this.childExited && signalProcess(root, signal));
-      if (!sent) this.treeGone = true;
-      return sent;
-    }
-    const members = treeMembers(snapshotProcs(), root);
-    if (members.length === 0) {
-      this.treeGone = true;
-      return false;
-    }
-    const groupSent = members.some((m) => m.pgid === root) && signalGroup(root, signal);
-    if (!groupSent && !this.childExited) signalProcess(root, signal); // direct-child fallback
-    for (const m of members) if (m.pgid !== root) signalProcess(m.pid, signal);
-    return true;
   }
 
   async waitForExit(signal?: AbortSignal): Promise<void> {
     const aborted = (): DshError => new DshError('ABORTED', 'waitForExit was aborted before the tree exited.');
     if (signal?.aborted) throw aborted();
-    if (this.treeGone) return;
+    if (this.isTreeGone) return;
     const gone = (async () => {
       await this.exited;
-      const root = this.child?.pid;
-      if (!this.treeGone && root !== undefined) await this.watcher.watch(root);
-      this.treeGone = true;
+      if (this.tree) await this.watcher.watch(this.tree);
     })();
     if (!signal) return gone;
     let onAbort = noop;

@@ -13,10 +13,11 @@ import {
   validateSpawnSpec,
   validateTerminalSpawnSpec,
 } from '@dsh/subprocess';
+import { CgroupContainer } from './cgroup.js';
 import { LocalSubprocessHandle } from './local-handle.js';
-import { procAvailable, snapshotProcs, treeMembers } from './proc-table.js';
+import { takeSnapshot } from './process-tree.js';
 import { resolveExecutableSync } from './resolve-executable.js';
-import { TreeWatcher, treeIsGone } from './tree-watcher.js';
+import { TreeWatcher } from './tree-watcher.js';
 
 /** Finished handles kept before one batched /proc scan drops those whose trees are gone (bounds tracking memory). */
 export const PRUNE_BATCH = 64;
@@ -28,6 +29,13 @@ export interface LocalSubprocessRuntimeOptions {
    * @default process.env
    */
   parentEnv?: NodeJS.ProcessEnv;
+  /**
+   * How trees are tracked. `'auto'`: also give each tree its own cgroup v2 group when a writable
+   * one with `cgroup.kill` exists (Linux), so `setsid`/double-fork escapees are ended too;
+   * `'session'`: session, process group and parent links only.
+   * @default 'auto'
+   */
+  containment?: 'auto' | 'session';
 }
 
 /** The local process substrate. `new LocalSubprocessRuntime()` needs no arguments. */
@@ -36,9 +44,22 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
   private readonly live = new Set<LocalSubprocessHandle>();
   private readonly finished = new Set<LocalSubprocessHandle>();
   private disposing: Promise<void> | undefined;
+  private readonly container: CgroupContainer | null;
 
   constructor(private readonly options: LocalSubprocessRuntimeOptions = {}) {
     super();
+    const containment = options.containment ?? 'auto';
+    if (containment !== 'auto' && containment !== 'session') {
+      throw new DshError('INVALID_ARGUMENT', "containment must be 'auto' or 'session'.", {
+        data: { field: 'containment' },
+      });
+    }
+    this.container = containment === 'auto' ? CgroupContainer.detect() : null;
+  }
+
+  /** `'cgroup'` when trees get their own cgroup, else `'session'`. */
+  get containment(): 'cgroup' | 'session' {
+    return this.container ? 'cgroup' : 'session';
   }
 
   /**
@@ -60,7 +81,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     if (this.disposing) {
       throw new DshError('DISPOSED', 'this subprocess runtime has been disposed; create a new one.');
     }
-    const handle = new LocalSubprocessHandle(spec, this.watcher, this.options.parentEnv);
+    const handle = new LocalSubprocessHandle(spec, this.watcher, this.options.parentEnv, this.container);
     this.live.add(handle);
     void handle.done.then(() => this.retire(handle));
     return handle;
@@ -86,6 +107,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
         await Promise.all(all.map((h) => h.waitForExit()));
         this.live.clear();
         this.finished.clear();
+        this.container?.dispose();
       })();
     }
     return this.disposing;
@@ -95,14 +117,10 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
   private retire(handle: LocalSubprocessHandle): void {
     this.live.delete(handle);
     if (handle.isTreeGone || this.disposing) return;
+    if (handle.contained && handle.checkTreeGone()) return; // one small cgroup read, no /proc scan
     this.finished.add(handle);
     if (this.finished.size < PRUNE_BATCH) return;
-    const procs = procAvailable() ? snapshotProcs() : null;
-    for (const h of this.finished) {
-      const root = h.pid;
-      const gone =
-        h.isTreeGone || root === undefined || (procs ? treeMembers(procs, root).length === 0 : treeIsGone(root));
-      if (gone) this.finished.delete(h);
-    }
+    const procs = takeSnapshot();
+    for (const h of this.finished) if (h.checkTreeGone(procs)) this.finished.delete(h);
   }
 }
