@@ -127,7 +127,13 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     let group: TreeCgroup | null = this.container?.create() ?? null;
     let child: ChildProcess;
     if (group && this.container) {
-      const started = this.container.spawnInside(group, launch);
+      let started: { value: ChildProcess; contained: boolean };
+      try {
+        started = this.container.spawnInside(group, launch);
+      } catch (error) {
+        group.release(); // Node throws synchronously for some spawn errors (E2BIG, EINVAL, …)
+        throw error;
+      }
       child = started.value;
       if (!started.contained) {
         group.release();

@@ -124,3 +124,15 @@ describe('resolveExecutable', () => {
     expect(h.stdoutReader?.read(0).text).toBe('mine\n');
   });
 });
+
+describe('synchronous spawn failures', () => {
+  it('an argument over the kernel limit (E2BIG) resolves done with SPAWN_FAILED', async () => {
+    const rt = runtime();
+    const h = rt.spawn(spec(['true', 'x'.repeat(200_000)]));
+    const outcome = await h.done;
+    expect(outcome.error?.code).toBe('SPAWN_FAILED');
+    expect(outcome.error?.message).toMatch(/E2BIG/);
+    expect(h.pid).toBeUndefined();
+    expect(rt.trackedCount).toBe(0);
+  });
+});

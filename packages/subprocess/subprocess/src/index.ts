@@ -9,7 +9,7 @@ export {
   SENSITIVE_ENV_PATTERN,
   scrubbedParentEnv,
 } from './env.js';
-export { MAX_COLLECT_BYTES, MAX_GRACE_MS, MAX_SPILL_BYTES, TAIL_COPY_RATIO } from './limits.js';
+export { MAX_COLLECT_BYTES, MAX_GRACE_MS, MAX_SPILL_BYTES, TAIL_COPY_MIN_WASTE } from './limits.js';
 export type { OutputCollectorOptions } from './output-collector.js';
 export { OutputCollector } from './output-collector.js';
 export { SubprocessRuntime } from './runtime.js';

@@ -11,5 +11,9 @@ export const MAX_SPILL_BYTES = 64 * 1024 * 1024 * 1024;
 /** Longest grace a spec may ask for: a day; anything longer is a bug, not a policy. */
 export const MAX_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** A kept slice smaller than this share of its backing chunk is copied, so a dropped chunk's memory is released. */
-export const TAIL_COPY_RATIO = 0.5;
+/**
+ * A kept slice is copied out of its backing chunk when that frees more than this many bytes:
+ * big pushes release their memory, while ordinary pipe chunks (≤ 64 KiB) are never copied,
+ * since copying them only churns the allocator.
+ */
+export const TAIL_COPY_MIN_WASTE = 256 * 1024;

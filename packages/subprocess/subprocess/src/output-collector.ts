@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DshError } from '@dsh/core';
-import { TAIL_COPY_RATIO } from './limits.js';
+import { TAIL_COPY_MIN_WASTE } from './limits.js';
 import type { OutputRead, OutputReader, SpillSpec } from './types.js';
 import { completePrefixLength, leadingPartialBytes } from './utf8.js';
 
@@ -160,7 +160,7 @@ export class OutputCollector implements OutputReader {
         continue;
       }
       const rest = head.subarray(excess);
-      this.chunks[0] = rest.length < head.length * TAIL_COPY_RATIO ? Buffer.from(rest) : rest;
+      this.chunks[0] = excess > TAIL_COPY_MIN_WASTE ? Buffer.from(rest) : rest;
       this.keptBytes -= excess;
       excess = 0;
     }
