@@ -3,13 +3,21 @@ import { defineConfig } from 'vitest/config';
 
 const src = (path: string): string => fileURLToPath(new URL(`./packages/${path}/src/index.ts`, import.meta.url));
 
+/** Tests run the TypeScript sources of every workspace package directly. */
+const PACKAGES: Record<string, string> = {
+  '@dsh/core': 'core',
+  '@dsh/subprocess-local': 'subprocess/subprocess-local',
+  '@dsh/subprocess': 'subprocess/subprocess',
+  '@dsh/shell': 'shell/shell',
+  '@dsh/bash-local': 'shell/bash-local',
+  '@dsh/jobs': 'jobs/jobs',
+  '@dsh/tool-bash': 'tools/tool-bash',
+  dsh: 'dsh',
+};
+
 export default defineConfig({
   resolve: {
-    alias: {
-      '@dsh/core': src('core'),
-      '@dsh/subprocess-local': src('subprocess/subprocess-local'),
-      '@dsh/subprocess': src('subprocess/subprocess'),
-    },
+    alias: Object.entries(PACKAGES).map(([find, dir]) => ({ find: new RegExp(`^${find}$`), replacement: src(dir) })),
   },
   test: {
     pool: 'forks',

@@ -4,6 +4,8 @@
  */
 import { DshError } from './errors.js';
 import type { Ctx, Plugin, ServiceKey, ServiceMap } from './plugin.js';
+import { ToolRegistry } from './tool-registry.js';
+import type { ToolDefinition } from './tools.js';
 
 interface Mounted {
   readonly plugin: Plugin;
@@ -15,6 +17,8 @@ interface Mounted {
 /** A set of mounted plugins and their services. Create with {@link Composition.create}. */
 export class Composition {
   readonly ctx: Ctx;
+  /** Tools registered by the mounted plugins. */
+  readonly tools: ToolRegistry;
   private readonly entries: Mounted[] = [];
   private readonly services = new Map<string, { service: unknown; owner: Mounted }>();
   private state: 'open' | 'disposing' | 'disposed' = 'open';
@@ -22,6 +26,7 @@ export class Composition {
 
   private constructor() {
     this.ctx = createCtx(this.services);
+    this.tools = new ToolRegistry(this.ctx);
   }
 
   /**
@@ -135,6 +140,7 @@ export class Composition {
         this.services.set(key, { service, owner: entry });
         if (!entry.keys.includes(key)) entry.keys.push(key);
       },
+      registerTool: (tool: ToolDefinition) => this.tools.register(plugin.name, tool),
     };
     try {
       await plugin.setup(api);
@@ -156,6 +162,7 @@ export class Composition {
   }
 
   private dropKeys(entry: Mounted): void {
+    this.tools.dropPlugin(entry.plugin.name);
     for (const key of entry.keys) {
       if (this.services.get(key)?.owner === entry) this.services.delete(key);
     }

@@ -21,6 +21,12 @@ export const DSH_ERROR_CODES = [
   'PLUGIN_CONFLICT',
   'PLUGIN_SETUP_FAILED',
   'TEARDOWN_FAILED',
+  'TOOL_CONFLICT',
+  'SANDBOX_UNAVAILABLE',
+  'JOB_NOT_FOUND',
+  'JOB_QUEUE_FULL',
+  'TERMINAL_NOT_FOUND',
+  'TERMINAL_BUSY',
 ] as const;
 
 /** A code from {@link DSH_ERROR_CODES}, or a provider-specific string. */

@@ -4,4 +4,8 @@
 export { Composition } from './composition.js';
 export type { DshErrorCode, DshErrorOptions } from './errors.js';
 export { DSH_ERROR_CODES, DshError, isDshError } from './errors.js';
+export type { Owner } from './owner.js';
+export { createOwner, isOwner } from './owner.js';
 export type { Ctx, DisposeReason, Plugin, PluginApi, ServiceKey, ServiceMap } from './plugin.js';
+export { ToolRegistry } from './tool-registry.js';
+export type { ToolContext, ToolDefinition, ToolInfo, ToolResult } from './tools.js';

@@ -6,6 +6,8 @@
  * `declare module '@dsh/core' { interface ServiceMap { subprocess: SubprocessRuntime } }`.
  */
 
+import type { ToolDefinition } from './tools.js';
+
 /** Services by ctx key. Empty here; each contract package adds its key. */
 // biome-ignore lint/suspicious/noEmptyInterface: extended by declaration merging
 export interface ServiceMap {}
@@ -40,6 +42,11 @@ export interface PluginApi {
    * @throws DshError `SERVICE_CONFLICT` when another plugin already provides `key`.
    */
   provide<K extends ServiceKey>(key: K, service: ServiceMap[K]): void;
+  /**
+   * Registers a model-facing tool for this plugin; it is dropped when the plugin is reloaded or disposed.
+   * @throws DshError `INVALID_ARGUMENT`, `TOOL_CONFLICT`.
+   */
+  registerTool(tool: ToolDefinition): void;
 }
 
 /** A unit of composition: provides services, may depend on services of earlier plugins. */

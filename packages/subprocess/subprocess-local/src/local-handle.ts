@@ -70,6 +70,8 @@ export class LocalSubprocessHandle implements SubprocessHandle {
   readonly stdoutReader: OutputReader | null;
   readonly stderrReader: OutputReader | null;
   readonly done: Promise<SubprocessOutcome>;
+  readonly exit: Promise<SubprocessOutcome>;
+  private resolveExit!: (outcome: SubprocessOutcome) => void;
   private readonly collectors: OutputCollector[] = [];
   private child: ChildProcess | undefined;
   private tree: ProcessTree | undefined;
@@ -91,6 +93,9 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     this.stdoutReader = out;
     this.stderrReader = err;
     for (const c of [out, err]) if (c) this.collectors.push(c);
+    this.exit = new Promise((r) => {
+      this.resolveExit = r;
+    });
     let outcome: Promise<SubprocessOutcome>;
     try {
       outcome = this.start(out, err);
@@ -176,6 +181,7 @@ export class LocalSubprocessHandle implements SubprocessHandle {
         settled = true;
         this.childExited = true;
         this.resolveExited();
+        this.resolveExit({ exitCode: code, signal, error: null });
         spec.signal?.removeEventListener('abort', onAbort);
         void this.drain(drained).then(() => resolve({ exitCode: code, signal, error: null }));
       });
@@ -207,7 +213,9 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     if (this.spec.stdin.kind === 'pipe') self.stdin = new Writable({ write: (_c, _e, cb) => cb() });
     if (this.spec.stdout.kind === 'pipe') self.stdout = Readable.from([]);
     if (this.spec.stderr.kind === 'pipe') self.stderr = Readable.from([]);
-    return { exitCode: null, signal: null, error };
+    const outcome = { exitCode: null, signal: null, error };
+    this.resolveExit(outcome);
+    return outcome;
   }
 
   /** True once the tree has been observed gone (or never started); no signal is ever sent after that. */

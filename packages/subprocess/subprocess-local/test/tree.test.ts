@@ -55,6 +55,9 @@ describe('tree termination', () => {
 describe('post-exit drain and whole-tree waiting', () => {
   it('`sleep 30 & echo hi` settles done with hi while waitForExit stays pending', async () => {
     const h = runtime().spawn(spec(['sh', '-c', 'sleep 30 & echo $!; echo hi'], { graceMs: 200 }));
+    const doneState = tracker(h.done);
+    expect(await h.exit).toEqual({ exitCode: 0, signal: null, error: null });
+    expect(doneState.settled).toBe(false); // exit facts arrive before the post-exit drain ends
     const outcome = await h.done;
     expect(outcome).toEqual({ exitCode: 0, signal: null, error: null });
     const lines = h.stdoutReader?.read(0).text.split('\n') ?? [];

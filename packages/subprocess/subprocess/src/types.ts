@@ -98,6 +98,11 @@ export interface SubprocessHandle {
   readonly stderrReader: OutputReader | null;
   /** Exit facts once the direct child exited and collectors drained (bounded by graceMs). Never rejects. */
   readonly done: Promise<SubprocessOutcome>;
+  /**
+   * The same facts as soon as the direct child exits (or fails to start), before the post-exit
+   * drain: for callers whose deadline covers the program's own lifetime. Never rejects.
+   */
+  readonly exit: Promise<SubprocessOutcome>;
   /** SIGTERM the tree, SIGKILL after graceMs; resolves at tree quiescence. Idempotent; no-op once the tree is gone. */
   terminate(): Promise<void>;
   /**

@@ -1,0 +1,101 @@
+/**
+ * Request → spec: fills every field from the config and clamps it. Malformed input is a typed
+ * error naming the field; nothing is defaulted silently except what the config defines.
+ */
+import { isAbsolute } from 'node:path';
+import { DshError } from '@dsh/core';
+import type { ResolvedSandbox, ShellExecRequest, ShellExecSpec } from '@dsh/shell';
+import { MAX_COLLECT_BYTES } from '@dsh/subprocess';
+import type { ResolvedBashConfig } from './config.js';
+
+const REQUEST_FIELDS = new Set([
+  'command',
+  'timeoutMs',
+  'workdir',
+  'stdin',
+  'env',
+  'stdoutMaxBytes',
+  'dshEnv',
+  'sandbox',
+]);
+const SANDBOX_MODES = new Set(['read-only', 'workspace-write', 'danger-full-access']);
+/** Names the managed namespace may carry; anything else belongs in `env`. */
+const DSH_NAME = /^DSH_[A-Z0-9_]+$/;
+
+function invalid(field: string, problem: string): never {
+  throw new DshError('INVALID_ARGUMENT', `shell request field "${field}" ${problem}.`, { data: { field } });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringRecord(value: unknown, field: string, allowUndefined: boolean): Record<string, string | undefined> {
+  if (!isRecord(value)) invalid(field, 'must be an object of strings');
+  for (const [name, v] of Object.entries(value)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) invalid(`${field}.${name}`, 'is not a valid name');
+    if (v === undefined && allowUndefined) continue;
+    if (typeof v !== 'string' || v.includes('\0')) invalid(`${field}.${name}`, 'must be a string without NUL');
+  }
+  return value as Record<string, string | undefined>;
+}
+
+function sandboxOf(value: unknown): ResolvedSandbox {
+  if (!isRecord(value) || !SANDBOX_MODES.has(value.mode as string)) {
+    invalid('sandbox.mode', "must be 'read-only', 'workspace-write' or 'danger-full-access'");
+  }
+  const roots = value.writableRoots;
+  if (!Array.isArray(roots) || !roots.every((r) => typeof r === 'string' && isAbsolute(r))) {
+    invalid('sandbox.writableRoots', 'must be an array of absolute paths');
+  }
+  if (typeof value.network !== 'boolean') invalid('sandbox.network', 'must be a boolean');
+  return { mode: value.mode as ResolvedSandbox['mode'], writableRoots: [...roots], network: value.network };
+}
+
+/**
+ * Resolves a request against the config.
+ * @throws DshError `INVALID_ARGUMENT` naming the field.
+ */
+export function resolveRequest(request: ShellExecRequest, config: ResolvedBashConfig): ShellExecSpec {
+  if (!isRecord(request)) invalid('request', 'must be an object');
+  for (const key of Object.keys(request)) if (!REQUEST_FIELDS.has(key)) invalid(key, 'is not a known field');
+  const { command } = request;
+  if (typeof command !== 'string' || command.trim() === '') invalid('command', 'must be a non-empty string');
+  if (command.includes('\0')) invalid('command', 'must not contain a NUL byte');
+  let timeoutMs = config.timeoutMs;
+  if (request.timeoutMs !== undefined) {
+    const t = request.timeoutMs;
+    if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0)
+      invalid('timeoutMs', 'must be a positive number of milliseconds');
+    timeoutMs = Math.min(Math.ceil(t), config.maxTimeoutMs);
+  }
+  const workdir = request.workdir ?? config.cwd;
+  if (typeof workdir !== 'string' || !isAbsolute(workdir) || workdir.includes('\0')) {
+    invalid('workdir', 'must be an absolute path');
+  }
+  if (request.stdin !== undefined && typeof request.stdin !== 'string') invalid('stdin', 'must be a string');
+  let stdoutMaxBytes = config.maxOutputBytes;
+  if (request.stdoutMaxBytes !== undefined) {
+    const m = request.stdoutMaxBytes;
+    if (typeof m !== 'number' || !Number.isSafeInteger(m) || m < 0 || m > MAX_COLLECT_BYTES) {
+      invalid('stdoutMaxBytes', `must be an integer in [0, ${MAX_COLLECT_BYTES}]`);
+    }
+    stdoutMaxBytes = m;
+  }
+  const dshEnv = stringRecord(request.dshEnv ?? {}, 'dshEnv', false) as Record<string, string>;
+  for (const name of Object.keys(dshEnv)) if (!DSH_NAME.test(name)) invalid(`dshEnv.${name}`, 'must be named DSH_*');
+  return {
+    command,
+    workdir,
+    timeoutMs,
+    stdoutMaxBytes,
+    stderrMaxBytes: config.maxOutputBytes,
+    spillDir: config.spillDir,
+    maxSpillBytes: config.maxSpillBytes,
+    graceMs: config.graceMs,
+    stdin: request.stdin ?? null,
+    env: { ...stringRecord(request.env ?? {}, 'env', true) },
+    dshEnv: { ...dshEnv },
+    sandbox: request.sandbox === undefined ? null : sandboxOf(request.sandbox),
+  };
+}

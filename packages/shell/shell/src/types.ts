@@ -1,0 +1,132 @@
+/**
+ * The ctx.shell vocabulary (DESIGN §4): loose requests, fully required specs, orthogonal results.
+ */
+
+/** Sandbox modes (DESIGN §5). */
+export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+
+/**
+ * A sandbox decision resolved for one run (filled by the tool layer from ctx.sandboxPolicy).
+ * Confinement itself arrives with the sandbox package; until then only `danger-full-access` runs.
+ */
+export interface ResolvedSandbox {
+  mode: SandboxMode;
+  /** Absolute directories the command may write (workspace-write). */
+  writableRoots: readonly string[];
+  /** Whether the command may use the network. */
+  network: boolean;
+}
+
+/** Sandbox facts of one run (DESIGN §5). */
+export interface SandboxFacts {
+  mode: SandboxMode;
+  denied: boolean;
+  denial: 'file' | 'network' | null;
+  enforcement: 'full' | 'partial';
+  runnerFailed: boolean;
+}
+
+/** What tools and plugins hand in; everything but `command` is optional. */
+export interface ShellExecRequest {
+  /** Bash source, run as `bash -c command`. */
+  command: string;
+  /** Milliseconds before the executor kills the tree; clamped to the configured maximum. */
+  timeoutMs?: number;
+  /** Absolute working directory. @default the executor's configured cwd */
+  workdir?: string;
+  /** Trusted callers only: bytes for stdin. Without it stdin is at EOF. */
+  stdin?: string;
+  /** Trusted callers only: environment entries (undefined removes a name). */
+  env?: Record<string, string | undefined>;
+  /** Trusted callers only: a larger (or smaller) stdout tail than the configured one. */
+  stdoutMaxBytes?: number;
+  /** Managed `DSH_*` facts, merged after `env`: plain entries cannot override them. */
+  dshEnv?: Record<string, string>;
+  /** Filled by the tool layer from ctx.sandboxPolicy. @default unconfined */
+  sandbox?: ResolvedSandbox;
+}
+
+/** A request with every field decided. */
+export interface ShellExecSpec {
+  command: string;
+  workdir: string;
+  timeoutMs: number;
+  stdoutMaxBytes: number;
+  stderrMaxBytes: number;
+  spillDir: string;
+  maxSpillBytes: number;
+  graceMs: number;
+  stdin: string | null;
+  env: Readonly<Record<string, string | undefined>>;
+  dshEnv: Readonly<Record<string, string>>;
+  sandbox: ResolvedSandbox | null;
+}
+
+/** One captured stream. */
+export interface CapturedText {
+  /** The kept tail (the whole stream when not truncated). */
+  text: string;
+  /** True when some of the stream is not in `text`. */
+  truncated: boolean;
+  /** Bytes the stream produced. */
+  totalBytes: number;
+  /** The complete stream on disk, when one was kept. */
+  spillPath: string | null;
+}
+
+/** Why the program did not start (missing workdir, …), as reported by ctx.subprocess. */
+export interface StartFailure {
+  code: string;
+  message: string;
+}
+
+/** A foreground result. Exit facts, timeout and abort are independent reports. */
+export interface ShellExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  /** The executor's deadline killed the run. Never true together with `aborted`. */
+  timedOut: boolean;
+  /** The caller's signal killed the run. Never true together with `timedOut`. */
+  aborted: boolean;
+  stdout: CapturedText;
+  stderr: CapturedText;
+  durationMs: number;
+  /** The deadline that applied, in milliseconds. */
+  timeoutMs: number;
+  sandbox: SandboxFacts | null;
+  /** Set when the command never started (e.g. the workdir is missing). */
+  startError: StartFailure | null;
+}
+
+/** One incremental read of a background process. */
+export interface ProcessRead {
+  /** New stdout, with new stderr in `[stderr]` sections. */
+  text: string;
+  /** Some output since the last read was dropped from memory; see `spillPaths`. */
+  lossy: boolean;
+  spillPaths: { stdout: string | null; stderr: string | null };
+}
+
+/** How a background process ended. */
+export interface ShellProcessOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  /** `kill()` ended it. */
+  killed: boolean;
+  startError: StartFailure | null;
+  stdout: CapturedText;
+  stderr: CapturedText;
+  durationMs: number;
+  sandbox: SandboxFacts | null;
+}
+
+/** A background process: no id and no owner (those belong to ctx.jobs). */
+export interface ShellProcess {
+  readonly pid: number | undefined;
+  /** Only what is new since the last call. */
+  readOutput(): ProcessRead;
+  /** Ends the tree. True when this call found it running; false once settled. */
+  kill(): Promise<boolean>;
+  /** Settles exactly once, never rejects. */
+  readonly done: Promise<ShellProcessOutcome>;
+}
