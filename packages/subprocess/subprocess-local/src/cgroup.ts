@@ -4,100 +4,25 @@
  *
  * A child must start inside its cgroup, or it could fork before being moved. Node cannot run
  * code between fork and exec, so the runtime moves *itself* into the tree's cgroup for the
- * synchronous `spawn()` call and straight back: the child is born inside. Where no writable
- * cgroup v2 tree (with `cgroup.kill`) is found, `CgroupContainer.detect()` returns null and the
+ * synchronous `spawn()` call and straight back: the child is born inside. That move is
+ * process-wide, so containment is used on the main thread only (worker threads fall back).
+ * Where no writable cgroup v2 tree with `cgroup.kill` exists, `detect()` returns null and the
  * provider relies on session, group and parent-link tracking alone.
+ *
+ * Limits: a member running as the same user can write itself into another cgroup it may write
+ * to (e.g. our home cgroup) and so leave the tree; that needs intent, not accident.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** Finds the cgroup v2 directory this process lives in, or null. */
-export function ownCgroupDir(): string | null {
-  let mountinfo: string;
-  let membership: string;
-  try {
-    mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
-    membership = readFileSync('/proc/self/cgroup', 'utf8');
-  } catch {
-    return null;
-  }
-  const line = membership.split('\n').find((l) => l.startsWith('0::'));
-  if (!line) return null;
-  const path = line.slice(3);
-  for (const entry of mountinfo.split('\n')) {
-    const [left, right] = entry.split(' - ');
-    if (!left || !right?.startsWith('cgroup2 ')) continue;
-    const fields = left.split(' ');
-    const root = fields[3] ?? '/';
-    const mount = fields[4];
-    if (!mount) continue;
-    if (root === '/') return join(mount, path);
-    if (path === root || path.startsWith(`${root}/`)) return join(mount, path.slice(root.length));
-  }
-  return null;
-}
-
-function pidsOf(dir: string): number[] {
-  try {
-    return readFileSync(join(dir, 'cgroup.procs'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
+import { isMainThread } from 'node:worker_threads';
+import { childGroups, ownCgroupDir, populated, removeDeep } from './cgroup-fs.js';
+import { TreeCgroup } from './tree-cgroup.js';
 
 /** Empty tree cgroups kept for reuse: saves a mkdir and an rmdir per spawn, bounded so idle runtimes hold few. */
 export const CGROUP_POOL_MAX = 16;
-
-/** The cgroup of one process tree. */
-export class TreeCgroup {
-  constructor(
-    readonly dir: string,
-    private readonly onRelease: (group: TreeCgroup) => void = (g) => g.remove(),
-  ) {}
-
-  /** Hands the (empty) cgroup back for reuse or removal. Call once, after the tree is gone. */
-  release(): void {
-    this.onRelease(this);
-  }
-
-  /** Pids in the cgroup now (exited tasks leave it at exit, so zombies are not listed). */
-  pids(): number[] {
-    return pidsOf(this.dir);
-  }
-
-  /** Sends SIGKILL to every member atomically (`cgroup.kill`). False when that failed. */
-  kill(): boolean {
-    try {
-      writeFileSync(join(this.dir, 'cgroup.kill'), '1');
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Removes the (empty) cgroup. Safe to call more than once. */
-  remove(): void {
-    try {
-      rmdirSync(this.dir);
-    } catch {
-      // still populated (EBUSY) or already gone
-    }
-  }
-}
+/** Name prefix of a runtime's private parent cgroup: `dsh-<host pid>-<random>`. */
+const BASE_NAME = /^dsh-(\d+)-[0-9a-f]+$/;
 
 /** Containers not yet disposed; on process exit their empty cgroups are removed (best effort). */
 const undisposed = new Set<CgroupContainer>();
@@ -112,21 +37,43 @@ function trackForExit(container: CgroupContainer): void {
   });
 }
 
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes empty parent cgroups left by dsh hosts that died without cleaning up. Populated ones are left alone. */
+function sweepStale(home: string): void {
+  for (const name of childGroups(home)) {
+    const m = BASE_NAME.exec(name);
+    if (!m || pidAlive(Number(m[1]))) continue;
+    const dir = join(home, name);
+    if (populated(dir) === false) removeDeep(dir);
+  }
+}
+
 /** Creates per-tree cgroups under one private parent cgroup of this process. */
 export class CgroupContainer {
   private counter = 0;
   private readonly pool: TreeCgroup[] = [];
   private homeFd = -1;
+  private broken = false;
 
   private constructor(
     private readonly home: string,
     private readonly base: string,
   ) {}
 
-  /** A container when a writable cgroup v2 tree with `cgroup.kill` is available, else null. */
+  /** A container when a writable cgroup v2 tree with `cgroup.kill` is available (main thread only), else null. */
   static detect(): CgroupContainer | null {
+    if (!isMainThread) return null;
     const home = ownCgroupDir();
     if (!home || !existsSync(join(home, 'cgroup.procs'))) return null;
+    sweepStale(home);
     const base = join(home, `dsh-${process.pid}-${randomBytes(4).toString('hex')}`);
     try {
       mkdirSync(base);
@@ -142,7 +89,7 @@ export class CgroupContainer {
       trackForExit(container);
       return container;
     } catch {
-      container.enter(home, true);
+      container.goHome();
       container.dispose();
       return null;
     }
@@ -153,8 +100,9 @@ export class CgroupContainer {
     return this.base;
   }
 
-  /** A fresh cgroup for one tree, or null when it cannot be made. */
+  /** A fresh (or recycled, empty) cgroup for one tree; null when none can be made or the container broke. */
   create(): TreeCgroup | null {
+    if (this.broken) return null;
     const pooled = this.pool.pop();
     if (pooled) return pooled;
     const dir = join(this.base, `t${++this.counter}`);
@@ -167,13 +115,17 @@ export class CgroupContainer {
   }
 
   private recycle(group: TreeCgroup): void {
-    if (this.homeFd >= 0 && this.pool.length < CGROUP_POOL_MAX && group.pids().length === 0) this.pool.push(group);
+    const reusable =
+      !this.broken && this.pool.length < CGROUP_POOL_MAX && populated(group.dir) === false && group.dropSubgroups();
+    if (reusable) this.pool.push(group);
     else group.remove();
   }
 
   /**
    * Runs `start` (a synchronous spawn) with this process inside `group`, so the child is born
-   * there, then moves back home. If the move in fails, `start` still runs, uncontained.
+   * there, then moves back home. If the move in fails, `start` still runs, uncontained. If the
+   * move back fails, the container stops containing (and the tree's `cgroup.kill` refuses to
+   * run while the host is inside).
    */
   spawnInside<T>(group: TreeCgroup, start: () => T): { value: T; contained: boolean } {
     let contained = false;
@@ -186,32 +138,34 @@ export class CgroupContainer {
     try {
       return { value: start(), contained };
     } finally {
-      if (contained) this.enter(this.home, true);
+      if (contained && !this.goHome()) this.broken = true;
     }
   }
 
-  /** Removes the private parent cgroup and any empty tree cgroups left in it. */
+  /** Removes the private parent cgroup and every empty cgroup in it. */
   dispose(): void {
     undisposed.delete(this);
     this.pool.length = 0;
     if (this.homeFd >= 0) closeSync(this.homeFd);
     this.homeFd = -1;
-    try {
-      for (const name of readdirSync(this.base)) {
-        if (/^t\d+$/.test(name)) new TreeCgroup(join(this.base, name)).remove();
-      }
-    } catch {
-      // base already gone
-    }
-    new TreeCgroup(this.base).remove();
+    removeDeep(this.base);
   }
 
-  private enter(dir: string, quiet = false): void {
-    try {
-      if (dir === this.home && this.homeFd >= 0) writeSync(this.homeFd, String(process.pid));
-      else writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
-    } catch (error) {
-      if (!quiet) throw error;
+  /** Moves this process home, retrying once; false when it could not. */
+  private goHome(): boolean {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        this.enter(this.home);
+        return true;
+      } catch {
+        // retry once
+      }
     }
+    return false;
+  }
+
+  private enter(dir: string): void {
+    if (dir === this.home && this.homeFd >= 0) writeSync(this.homeFd, String(process.pid));
+    else writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
   }
 }

@@ -2,14 +2,16 @@
  * @dsh/subprocess-local: the local ctx.subprocess provider.
  */
 
-export { CgroupContainer, ownCgroupDir, TreeCgroup } from './cgroup.js';
+export { CGROUP_POOL_MAX, CgroupContainer } from './cgroup.js';
+export { ownCgroupDir, pidsDeep, populated } from './cgroup-fs.js';
 export { LocalSubprocessHandle } from './local-handle.js';
 export type { LocalSubprocessRuntimeOptions } from './local-runtime.js';
 export { LocalSubprocessRuntime, PRUNE_BATCH } from './local-runtime.js';
 export { SUBPROCESS_LOCAL_PLUGIN, subprocessLocalPlugin } from './plugin.js';
 export type { ProcEntry } from './proc-table.js';
-export { parseStat, procAvailable, snapshotProcs, treeMembers } from './proc-table.js';
+export { parseStat, procAvailable, readProc, snapshotProcs, treeMembers } from './proc-table.js';
 export { ProcessTree, type ProcSnapshot, takeSnapshot } from './process-tree.js';
 export { resolveExecutableSync } from './resolve-executable.js';
 export { MIN_SIGNAL_TARGET, signalGroup, signalProcess } from './signals.js';
-export { TREE_POLL_MAX_MS, TREE_POLL_MIN_MS, TreeWatcher } from './tree-watcher.js';
+export { TreeCgroup } from './tree-cgroup.js';
+export { TREE_POLL_MAX_MS, TREE_POLL_MIN_MS, type TreeWait, TreeWatcher } from './tree-watcher.js';

@@ -14,10 +14,11 @@ import {
   type SubprocessHandle,
   type SubprocessOutcome,
 } from '@dsh/subprocess';
-import type { CgroupContainer, TreeCgroup } from './cgroup.js';
+import type { CgroupContainer } from './cgroup.js';
 import { ProcessTree, type ProcSnapshot } from './process-tree.js';
 import { resolveExecutableSync } from './resolve-executable.js';
-import type { TreeWatcher } from './tree-watcher.js';
+import type { TreeCgroup } from './tree-cgroup.js';
+import type { TreeWait, TreeWatcher } from './tree-watcher.js';
 
 type StartError = { code: string; message: string };
 
@@ -73,6 +74,7 @@ export class LocalSubprocessHandle implements SubprocessHandle {
   readonly exit: Promise<SubprocessOutcome>;
   private resolveExit!: (outcome: SubprocessOutcome) => void;
   private readonly collectors: OutputCollector[] = [];
+  private readonly collectorOf = new Map<Readable, OutputCollector>();
   private child: ChildProcess | undefined;
   private tree: ProcessTree | undefined;
   private childExited = false;
@@ -163,6 +165,7 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     ] as const) {
       if (!stream || !collector) continue;
       stream.on('data', (chunk: Buffer) => collector.push(chunk));
+      this.collectorOf.set(stream, collector);
       void endOf(stream).then(() => collector.finish());
       drained.push(stream);
     }
@@ -182,7 +185,11 @@ export class LocalSubprocessHandle implements SubprocessHandle {
         this.childExited = true;
         this.resolveExited();
         this.resolveExit({ exitCode: code, signal, error: null });
-        spec.signal?.removeEventListener('abort', onAbort);
+        // Abort still means terminate() while anything of the tree lives; let go once it is gone.
+        if (spec.signal && this.tree) {
+          const tree = this.tree;
+          void this.watcher.watch(tree).gone.then(() => spec.signal?.removeEventListener('abort', onAbort));
+        } else spec.signal?.removeEventListener('abort', onAbort);
         void this.drain(drained).then(() => resolve({ exitCode: code, signal, error: null }));
       });
     });
@@ -198,7 +205,11 @@ export class LocalSubprocessHandle implements SubprocessHandle {
       });
       await Promise.race([Promise.all(pending.map(endOf)), grace]);
       clearTimeout(timer);
-      for (const s of pending) if (!s.readableEnded) s.destroy();
+      for (const s of pending) {
+        if (s.readableEnded) continue;
+        s.destroy();
+        this.collectorOf.get(s)?.finish({ cutOff: true });
+      }
     }
     for (const c of this.collectors) c.finish();
   }
@@ -258,14 +269,20 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     const aborted = (): DshError => new DshError('ABORTED', 'waitForExit was aborted before the tree exited.');
     if (signal?.aborted) throw aborted();
     if (this.isTreeGone) return;
+    let wait: TreeWait | undefined;
     const gone = (async () => {
       await this.exited;
-      if (this.tree) await this.watcher.watch(this.tree);
+      if (!this.tree || signal?.aborted) return;
+      wait = this.watcher.watch(this.tree);
+      await wait.gone;
     })();
     if (!signal) return gone;
     let onAbort = noop;
     const abort = new Promise<never>((_, reject) => {
-      onAbort = () => reject(aborted());
+      onAbort = () => {
+        wait?.release(); // stop polling for this waiter
+        reject(aborted());
+      };
       signal.addEventListener('abort', onAbort, { once: true });
     });
     try {

@@ -12,6 +12,8 @@ export interface ProcEntry {
   sid: number;
   /** Single-letter state (R, S, D, Z, …). */
   state: string;
+  /** Start time in clock ticks since boot (field 22): tells a reused pid from the original. */
+  start: number;
 }
 
 let procChecked: boolean | undefined;
@@ -28,27 +30,40 @@ export function parseStat(text: string): ProcEntry | null {
   if (close < 0) return null;
   const pid = Number.parseInt(text, 10);
   const fields = text.slice(close + 2).split(' ');
-  const [state, ppid, pgid, sid] = [fields[0], Number(fields[1]), Number(fields[2]), Number(fields[3])];
-  if (
-    !state ||
-    !Number.isInteger(pid) ||
-    !Number.isInteger(ppid) ||
-    !Number.isInteger(pgid) ||
-    !Number.isInteger(sid)
-  ) {
-    return null;
-  }
-  return { pid, ppid, pgid, sid, state };
+  const state = fields[0];
+  const [ppid, pgid, sid, start] = [Number(fields[1]), Number(fields[2]), Number(fields[3]), Number(fields[19] ?? 0)];
+  if (!state || ![pid, ppid, pgid, sid].every(Number.isInteger) || !Number.isFinite(start)) return null;
+  return { pid, ppid, pgid, sid, state, start };
 }
 
-/** Every process visible now, zombies and dead entries excluded (they are gone for our purposes). */
-export function snapshotProcs(): ProcEntry[] {
+/** The stat entry of one process, or null when it does not exist (or is a zombie). */
+export function readProc(pid: number): ProcEntry | null {
+  try {
+    const entry = parseStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+    return entry && entry.state !== 'Z' && entry.state !== 'X' ? entry : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Errors that mean "this process is gone", as opposed to "could not look". */
+function isGoneError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return code === 'ENOENT' || code === 'ESRCH';
+}
+
+/**
+ * Every live process now, zombies excluded (they are gone for our purposes). Null when the
+ * table could not be read completely (e.g. EMFILE): callers must then treat membership as
+ * unknown, never as empty.
+ */
+export function snapshotProcs(): ProcEntry[] | null {
   const out: ProcEntry[] = [];
   let names: string[];
   try {
     names = readdirSync('/proc');
   } catch {
-    return out;
+    return null;
   }
   for (const name of names) {
     const c = name.charCodeAt(0);
@@ -56,8 +71,9 @@ export function snapshotProcs(): ProcEntry[] {
     let text: string;
     try {
       text = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // exited between readdir and read
+    } catch (error) {
+      if (isGoneError(error)) continue; // exited between readdir and read
+      return null;
     }
     const entry = parseStat(text);
     if (entry && entry.state !== 'Z' && entry.state !== 'X') out.push(entry);
@@ -69,8 +85,12 @@ export function snapshotProcs(): ProcEntry[] {
  * Live members of the tree rooted at `root` (a session and group leader we started): every
  * process in its session or group, plus descendants of those by parent link (which catches
  * children that called setsid while their parent is still in the tree).
+ *
+ * `rootStart` guards against pid reuse: a process group or session id pins its number, so if a
+ * process now holds `root` with another start time, the number was free and our tree is gone.
  */
-export function treeMembers(procs: readonly ProcEntry[], root: number): ProcEntry[] {
+export function treeMembers(procs: readonly ProcEntry[], root: number, rootStart?: number): ProcEntry[] {
+  if (rootStart !== undefined && procs.some((p) => p.pid === root && p.start !== rootStart)) return [];
   const inTree = new Set<number>();
   for (const p of procs) {
     if (p.pid === root || p.sid === root || p.pgid === root) inTree.add(p.pid);

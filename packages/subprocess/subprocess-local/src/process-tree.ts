@@ -1,12 +1,14 @@
 /**
- * Membership and signalling of one managed process tree: its session and process group, the
- * descendants of those by parent link, and (where available) every process in its cgroup.
+ * Membership and signalling of one managed process tree. A contained tree is exactly its
+ * cgroup subtree (every member was born inside). Otherwise the tree is the root's session and
+ * process group plus their descendants by parent link, guarded against pid reuse by the root's
+ * start time. Anything that cannot be read is "unknown", never "gone".
  */
-import type { TreeCgroup } from './cgroup.js';
-import { type ProcEntry, procAvailable, snapshotProcs, treeMembers } from './proc-table.js';
+import { type ProcEntry, procAvailable, readProc, snapshotProcs, treeMembers } from './proc-table.js';
 import { signalGroup, signalProcess } from './signals.js';
+import type { TreeCgroup } from './tree-cgroup.js';
 
-/** A snapshot of the process table, or null where there is no /proc. */
+/** A snapshot of the process table; null where there is no /proc or it could not be read. */
 export type ProcSnapshot = readonly ProcEntry[] | null;
 
 /** Takes a snapshot where /proc exists. */
@@ -17,38 +19,40 @@ export function takeSnapshot(): ProcSnapshot {
 /** One tree, rooted at a child we started as session and group leader. */
 export class ProcessTree {
   private gone = false;
+  /** Start time of the root, read right after spawn; undefined where /proc is missing. */
+  private readonly rootStart: number | undefined;
 
   constructor(
     /** Pid of the direct child, which is also the session id and process group id. */
     readonly root: number,
     /** The tree's own cgroup, when containment is available. */
     private readonly cgroup: TreeCgroup | null,
-  ) {}
+  ) {
+    this.rootStart = procAvailable() ? readProc(root)?.start : undefined;
+  }
 
   /** True once the tree was observed empty. From then on nothing is ever signalled. */
   get isGone(): boolean {
     return this.gone;
   }
 
-  /**
-   * Whether the tree is empty now; remembers (and releases the cgroup) once it is. A contained
-   * tree is its cgroup (every member was born inside), so no /proc snapshot is needed for it.
-   */
-  checkGone(procs?: ProcSnapshot): boolean {
-    if (this.gone) return true;
-    let empty: boolean;
-    if (this.cgroup) empty = this.cgroup.pids().length === 0;
-    else {
-      const snapshot = procs === undefined ? takeSnapshot() : procs;
-      empty = snapshot ? treeMembers(snapshot, this.root).length === 0 : !signalGroup(this.root, 0);
-    }
-    if (empty) this.markGone();
-    return empty;
-  }
-
   /** Whether the tree can be checked without a /proc snapshot (it has its own cgroup). */
   get contained(): boolean {
     return this.cgroup !== null;
+  }
+
+  /** Whether the tree is empty now; remembers (and releases the cgroup) once it is. Unknown counts as not gone. */
+  checkGone(procs?: ProcSnapshot): boolean {
+    if (this.gone) return true;
+    let empty: boolean;
+    if (this.cgroup) empty = this.cgroup.populated() === false;
+    else if (!procAvailable()) empty = !signalGroup(this.root, 0);
+    else {
+      const snapshot = procs === undefined ? takeSnapshot() : procs;
+      empty = snapshot !== null && treeMembers(snapshot, this.root, this.rootStart).length === 0;
+    }
+    if (empty) this.markGone();
+    return empty;
   }
 
   /** Marks the tree gone without looking (it never started, or was proven empty). */
@@ -59,29 +63,39 @@ export class ProcessTree {
   }
 
   /**
-   * Sends `signal` to every live member. `childAlive` allows the direct-child fallback when the
-   * group cannot be signalled. Returns false (and marks the tree gone) when no member is left.
+   * Sends `signal` to every live member. `childAlive` (the direct child has not exited) allows
+   * the direct-child fallback. Returns false, and marks the tree gone, only when it is proven
+   * empty; when membership cannot be read, the group is still signalled and true returned.
    */
   signal(signal: 'SIGTERM' | 'SIGKILL', childAlive: boolean): boolean {
     if (this.gone) return false;
+    if (this.cgroup) return this.signalContained(this.cgroup, signal, childAlive);
     const procs = takeSnapshot();
     if (!procs) {
       const sent = signalGroup(this.root, signal) || (childAlive && signalProcess(this.root, signal));
-      if (!sent) this.markGone();
-      return sent;
+      if (!sent && !procAvailable()) this.markGone();
+      return sent || procAvailable();
     }
-    const members = treeMembers(procs, this.root);
-    const contained = this.cgroup?.pids() ?? [];
-    if (members.length === 0 && contained.length === 0) {
+    const members = treeMembers(procs, this.root, this.rootStart);
+    if (members.length === 0) {
       this.markGone();
       return false;
     }
-    if (signal === 'SIGKILL') this.cgroup?.kill();
     const inGroup = new Set(members.filter((m) => m.pgid === this.root).map((m) => m.pid));
     const groupSent = inGroup.size > 0 && signalGroup(this.root, signal);
     if (!groupSent && childAlive) signalProcess(this.root, signal); // direct-child fallback
     for (const m of members) if (!groupSent || !inGroup.has(m.pid)) signalProcess(m.pid, signal);
-    for (const pid of contained) if (!groupSent || !inGroup.has(pid)) signalProcess(pid, signal);
+    return true;
+  }
+
+  private signalContained(cgroup: TreeCgroup, signal: 'SIGTERM' | 'SIGKILL', childAlive: boolean): boolean {
+    if (cgroup.populated() === false) {
+      this.markGone();
+      return false;
+    }
+    const killed = signal === 'SIGKILL' && cgroup.kill();
+    if (childAlive) signalGroup(this.root, signal) || signalProcess(this.root, signal);
+    if (!killed) for (const pid of cgroup.pids() ?? []) signalProcess(pid, signal);
     return true;
   }
 }

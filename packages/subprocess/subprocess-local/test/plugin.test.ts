@@ -31,19 +31,23 @@ describe('signal guards and /proc parsing', () => {
   });
 
   it('parses stat lines whose command contains spaces and parentheses', () => {
-    const line = '4242 (we ird) (x)) S 10 4242 4242 0 -1 4194560 0 0';
-    expect(parseStat(line)).toEqual({ pid: 4242, ppid: 10, pgid: 4242, sid: 4242, state: 'S' });
+    const tail = '0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 777 1000 100';
+    const line = `4242 (we ird) (x)) S 10 4242 4242 ${tail}`;
+    expect(parseStat(line)).toEqual({ pid: 4242, ppid: 10, pgid: 4242, sid: 4242, state: 'S', start: 777 });
     expect(parseStat('garbage')).toBeNull();
   });
 
   it('finds members by session, group and parent link', () => {
     const procs = [
-      { pid: 100, ppid: 1, pgid: 100, sid: 100, state: 'S' },
-      { pid: 101, ppid: 100, pgid: 101, sid: 100, state: 'S' }, // own group, same session
-      { pid: 102, ppid: 101, pgid: 102, sid: 102, state: 'S' }, // setsid child of a member
-      { pid: 200, ppid: 1, pgid: 200, sid: 200, state: 'S' }, // unrelated
+      { pid: 100, ppid: 1, pgid: 100, sid: 100, state: 'S', start: 50 },
+      { pid: 101, ppid: 100, pgid: 101, sid: 100, state: 'S', start: 51 }, // own group, same session
+      { pid: 102, ppid: 101, pgid: 102, sid: 102, state: 'S', start: 52 }, // setsid child of a member
+      { pid: 200, ppid: 1, pgid: 200, sid: 200, state: 'S', start: 10 }, // unrelated
     ];
     expect(treeMembers(procs, 100).map((p) => p.pid)).toEqual([100, 101, 102]);
+    expect(treeMembers(procs, 100, 50).map((p) => p.pid)).toEqual([100, 101, 102]);
     expect(treeMembers(procs, 999)).toEqual([]);
+    // pid 100 now belongs to a process started at another time: the number was reused, our tree is gone
+    expect(treeMembers(procs, 100, 49)).toEqual([]);
   });
 });

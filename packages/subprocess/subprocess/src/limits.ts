@@ -2,8 +2,11 @@
  * Named limits of the subprocess contract, each with its reason.
  */
 
-/** Largest in-memory tail a collector may keep: beyond this, use a spill file (memory must stay bounded per stream). */
-export const MAX_COLLECT_BYTES = 1024 * 1024 * 1024;
+/**
+ * Largest in-memory tail a collector may keep: memory stays bounded per stream, and the tail must
+ * decode into one JavaScript string (V8 caps strings near 512 Mi UTF-16 units). Use spill beyond it.
+ */
+export const MAX_COLLECT_BYTES = 256 * 1024 * 1024;
 
 /** Largest spill file a collector may write: keeps one runaway stream from filling the disk. */
 export const MAX_SPILL_BYTES = 64 * 1024 * 1024 * 1024;

@@ -39,6 +39,7 @@ export class OutputCollector implements OutputReader {
   private keptBytes = 0;
   private total = 0;
   private done = false;
+  private wasCutOff = false;
   private spillState: SpillState = 'none';
   private spillFd = -1;
   private spillFile: string | null = null;
@@ -91,10 +92,20 @@ export class OutputCollector implements OutputReader {
     this.trim();
   }
 
-  /** Marks the stream ended and closes the spill file (which stays on disk when complete). Idempotent. */
-  finish(): void {
+  /** True when the stream was closed by us (post-exit drain over) while some process still held it open. */
+  get cutOff(): boolean {
+    return this.wasCutOff;
+  }
+
+  /**
+   * Marks the stream ended and closes the spill file (which stays on disk: it holds every byte
+   * that was read). `cutOff` records that the pipe was closed while a process still held it, so
+   * whatever it would have written later was never produced. Idempotent.
+   */
+  finish(options: { cutOff?: boolean } = {}): void {
     if (this.done) return;
     this.done = true;
+    this.wasCutOff = options.cutOff === true;
     if (this.spillState === 'open') {
       this.closeSpill();
       this.spillState = 'closed';

@@ -80,6 +80,11 @@ export interface OutputReader {
   readonly totalBytes: number;
   /** True once the stream has ended (or was cut off after the post-exit drain). */
   readonly settled: boolean;
+  /**
+   * True when the stream did not end by itself: the direct child exited, the post-exit drain
+   * (graceMs) ran out while another process still held the pipe, and the pipe was closed.
+   */
+  readonly cutOff: boolean;
 }
 
 /** A live (or failed-to-start) managed process. */

@@ -1,0 +1,92 @@
+/**
+ * Small cgroup v2 file-system helpers: where we live, whether a subtree is populated, and
+ * depth-first removal. Read failures other than "does not exist" are reported as unknown (null).
+ */
+import { readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Finds the cgroup v2 directory this process lives in, or null. */
+export function ownCgroupDir(): string | null {
+  let mountinfo: string;
+  let membership: string;
+  try {
+    mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
+    membership = readFileSync('/proc/self/cgroup', 'utf8');
+  } catch {
+    return null;
+  }
+  const line = membership.split('\n').find((l) => l.startsWith('0::'));
+  if (!line) return null;
+  const path = line.slice(3);
+  for (const entry of mountinfo.split('\n')) {
+    const [left, right] = entry.split(' - ');
+    if (!left || !right?.startsWith('cgroup2 ')) continue;
+    const fields = left.split(' ');
+    const root = fields[3] ?? '/';
+    const mount = fields[4];
+    if (!mount) continue;
+    if (root === '/') return join(mount, path);
+    if (path === root || path.startsWith(`${root}/`)) return join(mount, path.slice(root.length));
+  }
+  return null;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException)?.code === 'ENOENT';
+}
+
+/** Names of the child cgroups of `dir` (empty when it has none or is gone). */
+export function childGroups(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Whether any process lives in `dir` or below (`populated` of cgroup.events). False when the
+ * cgroup is gone; null when it could not be read.
+ */
+export function populated(dir: string): boolean | null {
+  try {
+    const events = readFileSync(join(dir, 'cgroup.events'), 'utf8');
+    const m = /^populated (\d)$/m.exec(events);
+    return m ? m[1] === '1' : null;
+  } catch (error) {
+    return isMissing(error) ? false : null;
+  }
+}
+
+/** Pids in `dir` and every cgroup below it; null when a listing could not be read. */
+export function pidsDeep(dir: string): number[] | null {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, 'cgroup.procs'), 'utf8');
+  } catch (error) {
+    return isMissing(error) ? [] : null;
+  }
+  const pids = text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map(Number);
+  for (const child of childGroups(dir)) {
+    const below = pidsDeep(join(dir, child));
+    if (below === null) return null;
+    pids.push(...below);
+  }
+  return pids;
+}
+
+/** Removes `dir` and its child cgroups, deepest first; populated ones stay (EBUSY). True when `dir` is gone. */
+export function removeDeep(dir: string): boolean {
+  for (const child of childGroups(dir)) removeDeep(join(dir, child));
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (error) {
+    return isMissing(error);
+  }
+}
