@@ -13,7 +13,7 @@
  * to (e.g. our home cgroup) and so leave the tree; that needs intent, not accident.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { childGroups, ownCgroupDir, populated, removeDeep } from './cgroup-fs.js';
