@@ -1,0 +1,183 @@
+/**
+ * `JobService` (ctx.jobs): ids, owner-only visibility, a per-owner queue, bounded retention.
+ */
+import { randomBytes } from 'node:crypto';
+import { DshError, isOwner, type Owner } from '@dsh/core';
+import { Job } from './job.js';
+import {
+  DEFAULT_MAX_QUEUED_PER_OWNER,
+  DEFAULT_MAX_RUNNING_PER_OWNER,
+  DEFAULT_RETAIN_COUNT,
+  DEFAULT_RETAIN_MS,
+} from './limits.js';
+import type { JobId, JobInfo, JobOutput, JobServiceOptions, JobSpec } from './types.js';
+
+declare module '@dsh/core' {
+  interface ServiceMap {
+    /** Background jobs: identity, owners, queue. */
+    jobs: JobService;
+  }
+}
+
+function positive(value: number | undefined, fallback: number, field: string): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < 1) {
+    throw new DshError('INVALID_ARGUMENT', `job service option "${field}" must be an integer ≥ 1.`, {
+      data: { field },
+    });
+  }
+  return v;
+}
+
+/** Background jobs by owner. */
+export class JobService {
+  private readonly jobs = new Map<string, Job>();
+  private readonly limits: Required<JobServiceOptions>;
+  private disposing: Promise<void> | undefined;
+
+  /** @throws DshError `INVALID_ARGUMENT` for a bad option. */
+  constructor(options: JobServiceOptions = {}) {
+    this.limits = {
+      maxRunningPerOwner: positive(options.maxRunningPerOwner, DEFAULT_MAX_RUNNING_PER_OWNER, 'maxRunningPerOwner'),
+      maxQueuedPerOwner: positive(options.maxQueuedPerOwner, DEFAULT_MAX_QUEUED_PER_OWNER, 'maxQueuedPerOwner'),
+      retainCount: positive(options.retainCount, DEFAULT_RETAIN_COUNT, 'retainCount'),
+      retainMs: positive(options.retainMs, DEFAULT_RETAIN_MS, 'retainMs'),
+    };
+  }
+
+  /**
+   * Registers a job for `owner`; it runs now or when a slot of that owner frees.
+   * @throws DshError `INVALID_ARGUMENT`, `JOB_QUEUE_FULL`, `DISPOSED`.
+   */
+  start(owner: Owner, spec: JobSpec): JobId {
+    this.checkOwner(owner);
+    if (this.disposing) throw new DshError('DISPOSED', 'the job service has been disposed.');
+    if (typeof spec?.title !== 'string' || typeof spec.run !== 'function') {
+      throw new DshError('INVALID_ARGUMENT', 'a job needs { title: string, run: () => JobRun }.');
+    }
+    const mine = this.ownedBy(owner);
+    const queued = mine.filter((j) => j.state === 'queued').length;
+    const running = mine.filter((j) => j.state === 'running').length;
+    if (running >= this.limits.maxRunningPerOwner && queued >= this.limits.maxQueuedPerOwner) {
+      throw new DshError(
+        'JOB_QUEUE_FULL',
+        `${running} jobs are running and ${queued} are queued; wait for some to finish or kill some (job_list, job_kill).`,
+        { data: { running, queued } },
+      );
+    }
+    let id: JobId;
+    do id = `job-${randomBytes(4).toString('hex')}` as JobId;
+    while (this.jobs.has(id));
+    const job = new Job(id, owner, spec, (ended) => this.onEnd(ended));
+    this.jobs.set(id, job);
+    if (running < this.limits.maxRunningPerOwner) job.begin();
+    return id;
+  }
+
+  /**
+   * New output of a job (reads never repeat) and where it is.
+   * @throws DshError `JOB_NOT_FOUND` for an unknown, expired or foreign id.
+   */
+  output(owner: Owner, id: string): JobOutput {
+    const job = this.find(owner, id);
+    return { ...job.read(), info: job.info() };
+  }
+
+  /**
+   * Ends a job. True when it was queued or running; false once it had ended.
+   * @throws DshError `JOB_NOT_FOUND`.
+   */
+  kill(owner: Owner, id: string): Promise<boolean> {
+    return this.find(owner, id).kill();
+  }
+
+  /** The owner's jobs, oldest first. Other owners' jobs are never listed. */
+  list(owner: Owner): JobInfo[] {
+    this.checkOwner(owner);
+    this.prune();
+    return this.ownedBy(owner).map((j) => j.info());
+  }
+
+  /**
+   * Waits until the job ended, `timeoutMs` passed, or `signal` aborted; returns its info then.
+   * @throws DshError `JOB_NOT_FOUND`.
+   */
+  async wait(owner: Owner, id: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<JobInfo> {
+    const job = this.find(owner, id);
+    const stops: Promise<void>[] = [job.ended];
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    if (options.timeoutMs !== undefined) stops.push(new Promise((r) => (timer = setTimeout(r, options.timeoutMs))));
+    const { signal } = options;
+    if (signal) {
+      stops.push(new Promise((r) => signal.addEventListener('abort', (onAbort = () => r()), { once: true })));
+    }
+    try {
+      if (!signal?.aborted) await Promise.race(stops);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+    return job.info();
+  }
+
+  /** Kills every job and waits for each to end. Idempotent. */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      const all = [...this.jobs.values()];
+      await Promise.all(all.map((j) => j.kill()));
+    })();
+    return this.disposing;
+  }
+
+  private onEnd(job: Job): void {
+    const next = this.ownedBy(job.owner).find((j) => j.state === 'queued');
+    if (next && !this.disposing) next.begin();
+    this.prune();
+  }
+
+  private ownedBy(owner: Owner): Job[] {
+    return [...this.jobs.values()].filter((j) => j.owner === owner);
+  }
+
+  private find(owner: Owner, id: string): Job {
+    this.checkOwner(owner);
+    this.prune();
+    const job = typeof id === 'string' ? this.jobs.get(id) : undefined;
+    if (!job || job.owner !== owner) {
+      throw new DshError(
+        'JOB_NOT_FOUND',
+        `No job "${String(id)}" (unknown, expired, or not yours); call job_list to see your jobs.`,
+        {
+          data: { jobId: id },
+        },
+      );
+    }
+    return job;
+  }
+
+  /** Drops ended jobs past the retention time, and the oldest past the per-owner count. */
+  private prune(): void {
+    const now = Date.now();
+    const endedByOwner = new Map<Owner, Job[]>();
+    for (const job of this.jobs.values()) {
+      if (!job.isEnded) continue;
+      if (now - (job.endedAt as number) > this.limits.retainMs) {
+        this.jobs.delete(job.id);
+        continue;
+      }
+      const list = endedByOwner.get(job.owner) ?? [];
+      list.push(job);
+      endedByOwner.set(job.owner, list);
+    }
+    for (const list of endedByOwner.values()) {
+      list.sort((a, b) => (a.endedAt as number) - (b.endedAt as number));
+      for (const job of list.slice(0, Math.max(0, list.length - this.limits.retainCount))) this.jobs.delete(job.id);
+    }
+  }
+
+  private checkOwner(owner: Owner): void {
+    if (!isOwner(owner))
+      throw new DshError('INVALID_ARGUMENT', 'jobs need an owner made by createAgent()/createOwner().');
+  }
+}
