@@ -104,19 +104,20 @@ export class JobService {
    */
   async wait(owner: Owner, id: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<JobInfo> {
     const job = this.find(owner, id);
-    const stops: Promise<void>[] = [job.ended];
+    const { signal, timeoutMs } = options;
+    if (job.isEnded || signal?.aborted) return job.info();
     let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    if (options.timeoutMs !== undefined) stops.push(new Promise((r) => (timer = setTimeout(r, options.timeoutMs))));
-    const { signal } = options;
-    if (signal) {
-      stops.push(new Promise((r) => signal.addEventListener('abort', (onAbort = () => r()), { once: true })));
-    }
+    let stop = (): void => undefined;
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    if (timeoutMs !== undefined) timer = setTimeout(stop, timeoutMs);
+    signal?.addEventListener('abort', stop, { once: true });
     try {
-      if (!signal?.aborted) await Promise.race(stops);
+      await Promise.race([job.ended, stopped]);
     } finally {
       clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', stop);
     }
     return job.info();
   }

@@ -1,0 +1,90 @@
+/**
+ * `compose()`: the front door. Mounts a preset, and exposes ctx, agents, tools, reload,
+ * dumpConfig and dispose (DESIGN §8).
+ */
+import { Composition, type Ctx, createOwner, type Owner, type ToolInfo, type ToolResult } from '@dsh/core';
+import { type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
+import { type PresetName, presetPlugins } from './presets.js';
+import { SessionLog } from './session-log.js';
+
+/** Options of {@link compose}. */
+export interface ComposeOptions {
+  /** Which plugins to mount. @default 'base' */
+  preset?: PresetName;
+  /** See {@link DshConfig}. @default {} */
+  config?: DshConfig;
+}
+
+/** A running composition. */
+export interface Dsh {
+  /** The mounted services (ctx.subprocess, ctx.shell, ctx.jobs, …). */
+  readonly ctx: Ctx;
+  /** Mints a new agent identity; jobs and terminals are visible to their owner only. */
+  createAgent(name: string): Owner;
+  readonly tools: {
+    /** Tools as a model sees them. */
+    list(): ToolInfo[];
+    /**
+     * Calls a tool for an agent. Bad arguments give `isError`, never a throw.
+     * @throws DshError `INVALID_ARGUMENT` when `agent` was not made by `createAgent`.
+     */
+    call(agent: Owner, name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
+  };
+  /** Re-runs one plugin (e.g. 'bash-local'); background processes and jobs live on. */
+  reload(plugin: string): Promise<void>;
+  /** Mounted plugins, services, tools and the resolved configuration, as plain JSON. */
+  dumpConfig(): Record<string, unknown>;
+  /** Teardown: every process, job and PTY ended and joined. Idempotent. */
+  dispose(): Promise<void>;
+}
+
+function dump(composition: Composition, preset: PresetName, config: ResolvedDshConfig, log: SessionLog | null) {
+  const subprocess = composition.ctx.subprocess as { containment?: string } | undefined;
+  return {
+    preset,
+    plugins: composition.plugins(),
+    services: composition.ctx.keys(),
+    tools: composition.tools.list().map((t) => t.name),
+    config: {
+      workspace: config.workspace,
+      shell: (composition.ctx.shell as { config?: unknown } | undefined)?.config ?? config.shell,
+      jobs: config.jobs,
+      subprocess: { containment: config.subprocess.containment, inEffect: subprocess?.containment ?? null },
+      approver: config.approver ? 'custom' : 'none (escalations are denied)',
+      sessionLog: log ? { dir: config.sessionLog?.dir, file: log.path } : null,
+    },
+    sandbox: {
+      mode: config.sandbox.mode,
+      enforced: false,
+      note: 'no sandbox package is mounted in this build: commands run unconfined whatever the mode says',
+    },
+  };
+}
+
+/**
+ * Mounts a preset.
+ * @throws DshError `INVALID_ARGUMENT` (bad config or preset), `NOT_IMPLEMENTED` (a preset not built yet),
+ *   or a plugin's setup failure.
+ */
+export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
+  const preset = options.preset ?? 'base';
+  const config = resolveDshConfig(options.config);
+  const composition = await Composition.create(presetPlugins(preset, config));
+  const log = config.sessionLog ? new SessionLog(config.sessionLog.dir) : null;
+  return {
+    ctx: composition.ctx,
+    createAgent: (name: string) => createOwner(name),
+    tools: {
+      list: () => composition.tools.list(),
+      async call(agent, name, args, callOptions = {}) {
+        const started = Date.now();
+        const result = await composition.tools.call(agent, name, args, callOptions.signal);
+        log?.record({ agent: agent.name, tool: name, args, result, durationMs: Date.now() - started });
+        return result;
+      },
+    },
+    reload: (plugin) => composition.reload(plugin),
+    dumpConfig: () => dump(composition, preset, config, log),
+    dispose: () => composition.dispose(),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * `compose` configuration (DESIGN §8): keys, defaults, validation.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { LocalBashConfig } from '@dsh/bash-local';
+import { DshError } from '@dsh/core';
+import type { JobServiceOptions } from '@dsh/jobs';
+import type { SandboxMode } from '@dsh/shell';
+
+/** An escalation request the approver decides (used once the sandbox package lands). */
+export interface EscalationRequest {
+  agent: string;
+  command: string;
+  justification: string;
+}
+
+/** Everything `compose` accepts; every key is optional. */
+export interface DshConfig {
+  /** Absolute (or cwd-relative) workspace root: default workdir of commands. @default process.cwd() */
+  workspace?: string;
+  /**
+   * Sandbox mode of the composition. Recorded and reported; enforcement arrives with the sandbox
+   * package, and until then `dumpConfig()` says plainly that commands run unconfined.
+   * @default { mode: 'workspace-write' }
+   */
+  sandbox?: { mode?: SandboxMode };
+  /** ctx.shell limits (see `LocalBashConfig`). @default the executor's defaults */
+  shell?: Omit<LocalBashConfig, 'cwd' | 'bash'>;
+  /** ctx.jobs limits. @default the service's defaults */
+  jobs?: JobServiceOptions;
+  /** Process-tree tracking of ctx.subprocess. @default { containment: 'auto' } */
+  subprocess?: { containment?: 'auto' | 'session' };
+  /** Decides escalation requests. @default none (escalations are denied) */
+  approver?: (request: EscalationRequest) => Promise<boolean>;
+  /** Append every tool call and result to a JSONL file in this directory. @default off */
+  sessionLog?: { dir: string };
+}
+
+/** The config with defaults filled, as `dumpConfig()` shows it. */
+export interface ResolvedDshConfig {
+  workspace: string;
+  sandbox: { mode: SandboxMode };
+  shell: Omit<LocalBashConfig, 'cwd' | 'bash'>;
+  jobs: JobServiceOptions;
+  subprocess: { containment: 'auto' | 'session' };
+  approver: ((request: EscalationRequest) => Promise<boolean>) | null;
+  sessionLog: { dir: string } | null;
+}
+
+const KEYS = new Set(['workspace', 'sandbox', 'shell', 'jobs', 'subprocess', 'approver', 'sessionLog']);
+const MODES = new Set(['read-only', 'workspace-write', 'danger-full-access']);
+
+function invalid(field: string, problem: string): never {
+  throw new DshError('INVALID_ARGUMENT', `compose config "${field}" ${problem}.`, { data: { field } });
+}
+
+function objectOr<T>(value: unknown, field: string, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) invalid(field, 'must be an object');
+  return value as T;
+}
+
+/** Fills defaults and checks shapes. @throws DshError `INVALID_ARGUMENT` naming the key. */
+export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
+  const c = objectOr<DshConfig>(config, 'config', {});
+  for (const key of Object.keys(c)) if (!KEYS.has(key)) invalid(key, 'is not a known key');
+  if (c.workspace !== undefined && (typeof c.workspace !== 'string' || c.workspace === '')) {
+    invalid('workspace', 'must be a path');
+  }
+  const workspace = resolve(c.workspace ?? process.cwd());
+  const sandbox = objectOr<{ mode?: SandboxMode }>(c.sandbox, 'sandbox', {});
+  const mode = sandbox.mode ?? 'workspace-write';
+  if (!MODES.has(mode)) invalid('sandbox.mode', "must be 'read-only', 'workspace-write' or 'danger-full-access'");
+  const subprocess = objectOr<{ containment?: 'auto' | 'session' }>(c.subprocess, 'subprocess', {});
+  if (c.approver !== undefined && typeof c.approver !== 'function') invalid('approver', 'must be an async function');
+  const sessionLog =
+    c.sessionLog === undefined ? null : objectOr<{ dir: string }>(c.sessionLog, 'sessionLog', { dir: '' });
+  if (sessionLog && (typeof sessionLog.dir !== 'string' || !isAbsolute(sessionLog.dir))) {
+    invalid('sessionLog.dir', 'must be an absolute path');
+  }
+  return {
+    workspace,
+    sandbox: { mode },
+    shell: { ...objectOr(c.shell, 'shell', {}) },
+    jobs: { ...objectOr(c.jobs, 'jobs', {}) },
+    subprocess: { containment: subprocess.containment ?? 'auto' },
+    approver: c.approver ?? null,
+    sessionLog,
+  };
+}

@@ -1,0 +1,52 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../bin/dsh.js', import.meta.url));
+function dsh(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('dsh CLI', () => {
+  it('run prints the rendered result and exits with the command status', () => {
+    expect(dsh('run', '--', 'echo hello')).toMatchObject({ status: 0, stdout: 'hello\n\n[exit code: 0]\n' });
+    expect(dsh('run', '--', 'echo', 'two', 'words')).toMatchObject({ stdout: 'two words\n\n[exit code: 0]\n' });
+    expect(dsh('run', '--', 'exit 3').status).toBe(3);
+  });
+
+  it('exits 124 on timeout and 128+n for a signal', () => {
+    const timedOut = dsh('run', '--timeout', '200', '--', 'sleep 30');
+    expect(timedOut.status).toBe(124);
+    expect(timedOut.stdout).toContain('[timed out after 200 ms]');
+    expect(dsh('run', '--', 'kill -9 $$').status).toBe(137);
+  });
+
+  it('--json prints the result object; --workdir sets the directory', () => {
+    const r = dsh('run', '--json', '--workdir', '/tmp', '--', 'pwd');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      isError: false,
+      data: { exit_code: 0 },
+      text: '/tmp\n\n[exit code: 0]',
+    });
+  });
+
+  it('bad usage exits 2 with a message', () => {
+    expect(dsh('run').status).toBe(2);
+    const badTimeout = dsh('run', '--timeout', 'soon', '--', 'ls');
+    expect(badTimeout.status).toBe(2);
+    expect(badTimeout.stderr).toMatch(/positive integer/);
+    const missing = dsh('run', '--workdir', '/nonexistent-dir', '--', 'ls');
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/not an existing directory/);
+  });
+
+  it('--dump-config prints the composition as JSON', () => {
+    const r = dsh('--dump-config');
+    expect(r.status).toBe(0);
+    const dumped = JSON.parse(r.stdout);
+    expect(dumped.tools).toEqual(['bash', 'job_output', 'job_kill', 'job_list']);
+    expect(dumped.services).toEqual(['subprocess', 'shell', 'jobs']);
+  });
+});

@@ -1,0 +1,117 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compose, type Dsh, isDshError, parseShellResult } from 'dsh';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const open: Dsh[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((d) => d.dispose()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'dsh-compose-'));
+  dirs.push(d);
+  return d;
+}
+async function make(config: Parameters<typeof compose>[0] = {}): Promise<Dsh> {
+  const dsh = await compose({ preset: 'base', ...config, config: { workspace: tempDir(), ...config.config } });
+  open.push(dsh);
+  return dsh;
+}
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !'ZX'.includes(stat.charAt(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (error) {
+    return isDshError(error) ? error.code : String(error);
+  }
+  return 'none';
+}
+
+describe('compose', () => {
+  it('mounts the base preset: ctx services, agents, tools', async () => {
+    const dsh = await make();
+    expect(dsh.ctx.keys()).toEqual(['subprocess', 'shell', 'jobs']);
+    expect(dsh.tools.list().map((t) => t.name)).toEqual(['bash', 'job_output', 'job_kill', 'job_list']);
+    const agent = dsh.createAgent('agent-1');
+    const res = await dsh.tools.call(agent, 'bash', { command: 'echo hi' });
+    expect(res).toMatchObject({ isError: false, data: { exit_code: 0 } });
+  });
+
+  it('rejects unknown presets, presets not built yet, and bad config keys with typed errors', async () => {
+    expect(await codeOf(compose({ preset: 'fancy' as 'base' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(compose({ preset: 'full' }))).toBe('NOT_IMPLEMENTED');
+    expect(await codeOf(compose({ preset: 'minimal' }))).toBe('NOT_IMPLEMENTED');
+    expect(await codeOf(compose({ config: { shel: {} } as never }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(compose({ config: { sandbox: { mode: 'open' as 'read-only' } } }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(compose({ config: { shell: { timeoutMs: -1 } } }))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('dumpConfig is plain JSON with plugins, config, and says the sandbox is not enforced yet', async () => {
+    const dsh = await make({ config: { shell: { timeoutMs: 5000 } } });
+    const dumped = JSON.parse(JSON.stringify(dsh.dumpConfig()));
+    expect(dumped.preset).toBe('base');
+    expect(dumped.plugins.map((p: { name: string }) => p.name)).toEqual([
+      'subprocess-local',
+      'bash-local',
+      'jobs',
+      'tool-bash',
+    ]);
+    expect(dumped.config.shell.timeoutMs).toBe(5000);
+    expect(dumped.sandbox).toMatchObject({ mode: 'workspace-write', enforced: false });
+    expect(dumped.sandbox.note).toMatch(/unconfined/);
+  });
+
+  it("reload('bash-local') while a background job runs leaves it running; dispose() ends and joins it", async () => {
+    const dsh = await make();
+    const agent = dsh.createAgent('a');
+    const started = await dsh.tools.call(agent, 'bash', {
+      command: 'echo $$; exec sleep 100',
+      run_in_background: true,
+    });
+    const jobId = started.data.job_id as string;
+    let pid = 0;
+    for (let i = 0; i < 400 && !pid; i++) {
+      pid = Number.parseInt((await dsh.tools.call(agent, 'job_output', { job_id: jobId })).text, 10) || 0;
+      if (!pid) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(alive(pid)).toBe(true);
+    await dsh.reload('bash-local');
+    expect(alive(pid)).toBe(true);
+    expect(dsh.ctx.jobs?.list(agent)[0]?.state).toBe('running');
+    await dsh.dispose();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('appends every tool call to a JSONL session log whose results parse back to facts', async () => {
+    const logDir = join(tempDir(), 'logs');
+    const dsh = await make({ config: { sessionLog: { dir: logDir } } });
+    const agent = dsh.createAgent('logger');
+    await dsh.tools.call(agent, 'bash', { command: 'echo one; exit 5' });
+    await dsh.tools.call(agent, 'bash', { command: '' });
+    const [file] = readdirSync(logDir);
+    const lines = readFileSync(join(logDir, file as string), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ agent: 'logger', tool: 'bash', args: { command: 'echo one; exit 5' } });
+    expect(parseShellResult(lines[0].result.text)).toMatchObject({ exitCode: 5, stdout: 'one\n' });
+    expect(lines[1].result.isError).toBe(true);
+    expect(dsh.dumpConfig().config).toMatchObject({ sessionLog: { dir: logDir } });
+  });
+
+  it('a tool call with an owner not made by createAgent is a harness bug: INVALID_ARGUMENT', async () => {
+    const dsh = await make();
+    expect(await codeOf(dsh.tools.call({ name: 'x' } as never, 'bash', { command: 'ls' }))).toBe('INVALID_ARGUMENT');
+  });
+});

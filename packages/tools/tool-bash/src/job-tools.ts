@@ -1,0 +1,102 @@
+/**
+ * `job_output`, `job_kill`, `job_list`: the model's view of its own background jobs.
+ */
+import { isDshError, type ToolContext, type ToolDefinition, type ToolResult } from '@dsh/core';
+import type { JobInfo } from '@dsh/jobs';
+import { jobIdArgs, jsonSchema, noArgs, parseArgs, toolError } from './args.js';
+import { capForModel } from './render-facts.js';
+
+function notFound(error: unknown): ToolResult {
+  if (isDshError(error, 'JOB_NOT_FOUND')) return toolError(error.message, error.code);
+  throw error;
+}
+
+function age(info: JobInfo): string {
+  const end = info.endedAt ?? Date.now();
+  return `${Math.round((end - (info.startedAt ?? info.createdAt)) / 1000)}s`;
+}
+
+/** `job_output`: what is new since the last call, then the status. */
+export function createJobOutputTool(): ToolDefinition {
+  return {
+    name: 'job_output',
+    description:
+      'Read the new output of one of your background jobs (only what appeared since your last job_output call) and whether it is still running. When it has ended, its exit markers follow.',
+    inputSchema: jsonSchema(jobIdArgs),
+    async call(raw: unknown, { ctx, owner }: ToolContext): Promise<ToolResult> {
+      const parsed = parseArgs(jobIdArgs, raw, 'job_output');
+      if (!parsed.ok) return parsed.result;
+      const { job_id } = parsed.value;
+      try {
+        const out = ctx.get('jobs').output(owner, job_id);
+        const { info } = out;
+        const lines: string[] = [];
+        if (out.lossy) {
+          const paths = (out.data?.spill_paths ?? {}) as { stdout?: string | null; stderr?: string | null };
+          const where = paths.stdout ?? paths.stderr;
+          lines.push(
+            `[note: some output since your last read was dropped from memory${where ? `; the complete output is in ${where}` : ''}]`,
+          );
+        }
+        if (out.text) lines.push(out.text.replace(/\n$/, ''));
+        if (info.result) lines.push(`[job ${info.id} ${info.state} after ${age(info)}]`, info.result.text);
+        else lines.push(`[job ${info.id} ${info.state} for ${age(info)}; call job_output again later for more]`);
+        return {
+          text: capForModel(lines.join('\n')),
+          isError: false,
+          data: { job_id: info.id, state: info.state, lossy: out.lossy, ...(info.result?.data ?? {}) },
+        };
+      } catch (error) {
+        return notFound(error);
+      }
+    },
+  };
+}
+
+/** `job_kill`: ends one of your jobs. */
+export function createJobKillTool(): ToolDefinition {
+  return {
+    name: 'job_kill',
+    description: 'Stop one of your background jobs (its whole process tree). Says so when it had already ended.',
+    inputSchema: jsonSchema(jobIdArgs),
+    async call(raw: unknown, { ctx, owner }: ToolContext): Promise<ToolResult> {
+      const parsed = parseArgs(jobIdArgs, raw, 'job_kill');
+      if (!parsed.ok) return parsed.result;
+      const { job_id } = parsed.value;
+      try {
+        const jobs = ctx.get('jobs');
+        const killed = await jobs.kill(owner, job_id);
+        const info = jobs.output(owner, job_id).info;
+        const text = killed
+          ? `Killed job ${job_id}.`
+          : `Job ${job_id} had already ended (${info.state}); nothing to kill. Read its last output with job_output.`;
+        return { text, isError: false, data: { job_id, killed, state: info.state } };
+      } catch (error) {
+        return notFound(error);
+      }
+    },
+  };
+}
+
+/** `job_list`: your jobs, oldest first. */
+export function createJobListTool(): ToolDefinition {
+  return {
+    name: 'job_list',
+    description: 'List your background jobs with their state, age and command.',
+    inputSchema: jsonSchema(noArgs),
+    async call(raw: unknown, { ctx, owner }: ToolContext): Promise<ToolResult> {
+      const parsed = parseArgs(noArgs, raw, 'job_list');
+      if (!parsed.ok) return parsed.result;
+      const jobs = ctx.get('jobs').list(owner);
+      const text =
+        jobs.length === 0
+          ? 'No background jobs. Start one with bash and run_in_background: true.'
+          : jobs.map((j) => `${j.id}  ${j.state.padEnd(9)} ${age(j).padStart(6)}  ${j.title}`).join('\n');
+      return {
+        text: capForModel(text),
+        isError: false,
+        data: { jobs: jobs.map((j) => ({ job_id: j.id, state: j.state, title: j.title })) },
+      };
+    },
+  };
+}
