@@ -2,7 +2,25 @@
  * Linux process-table snapshots from /proc, for whole-tree observation.
  * Elsewhere `procAvailable()` is false and callers fall back to process-group probes.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs';
+
+/** A stat line is well under 1 KiB; 4 KiB leaves room for the longest command name (escaped). */
+const STAT_BUFFER_BYTES = 4096;
+const statBuffer = Buffer.alloc(STAT_BUFFER_BYTES);
+
+/**
+ * Reads `/proc/<name>/stat` into a shared buffer: no fstat and no allocation per file, which
+ * halves the cost of a whole-table scan. Throws like `readFileSync` would.
+ */
+function readStat(name: string | number): string {
+  const fd = openSync(`/proc/${name}/stat`, 'r');
+  try {
+    const n = readSync(fd, statBuffer, 0, STAT_BUFFER_BYTES, 0);
+    return statBuffer.toString('latin1', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** One live process as /proc showed it. */
 export interface ProcEntry {
@@ -39,7 +57,7 @@ export function parseStat(text: string): ProcEntry | null {
 /** The stat entry of one process, or null when it does not exist (or is a zombie). */
 export function readProc(pid: number): ProcEntry | null {
   try {
-    const entry = parseStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+    const entry = parseStat(readStat(pid));
     return entry && entry.state !== 'Z' && entry.state !== 'X' ? entry : null;
   } catch {
     return null;
@@ -70,7 +88,7 @@ export function snapshotProcs(): ProcEntry[] | null {
     if (c < 48 || c > 57) continue;
     let text: string;
     try {
-      text = readFileSync(`/proc/${name}/stat`, 'latin1');
+      text = readStat(name);
     } catch (error) {
       if (isGoneError(error)) continue; // exited between readdir and read
       return null;
