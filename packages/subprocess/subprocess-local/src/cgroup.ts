@@ -114,9 +114,9 @@ export class CgroupContainer {
     }
   }
 
+  /** Takes back a tree's cgroup once its tree was proven empty (or never started): pooled when clean, else removed. */
   private recycle(group: TreeCgroup): void {
-    const reusable =
-      !this.broken && this.pool.length < CGROUP_POOL_MAX && populated(group.dir) === false && group.dropSubgroups();
+    const reusable = !this.broken && this.pool.length < CGROUP_POOL_MAX && group.dropSubgroups();
     if (reusable) this.pool.push(group);
     else group.remove();
   }

@@ -28,7 +28,8 @@ export class ProcessTree {
     /** The tree's own cgroup, when containment is available. */
     private readonly cgroup: TreeCgroup | null,
   ) {
-    this.rootStart = procAvailable() ? readProc(root)?.start : undefined;
+    // Only session tracking needs the pid-reuse guard: a contained tree is its cgroup.
+    this.rootStart = cgroup === null && procAvailable() ? readProc(root)?.start : undefined;
   }
 
   /** True once the tree was observed empty. From then on nothing is ever signalled. */

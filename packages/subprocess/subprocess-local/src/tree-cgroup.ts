@@ -39,8 +39,9 @@ export class TreeCgroup {
 
   /** Removes empty child cgroups a member made; true when none is left. */
   dropSubgroups(): boolean {
-    for (const child of childGroups(this.dir)) removeDeep(join(this.dir, child));
-    return childGroups(this.dir).length === 0;
+    const children = childGroups(this.dir);
+    if (children.length === 0) return true;
+    return children.every((child) => removeDeep(join(this.dir, child)));
   }
 
   /** Hands the cgroup back for reuse or removal. Call once, after the tree is gone. */

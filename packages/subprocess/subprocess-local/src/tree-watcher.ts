@@ -80,7 +80,7 @@ export class TreeWatcher {
     if (this.watches.size === 0) return;
     let procs: ProcSnapshot | undefined; // taken at most once per tick, only if an uncontained tree needs it
     for (const [tree, w] of this.watches) {
-      if (!tree.contained && procs === undefined) procs = takeSnapshot();
+      if (!tree.isGone && !tree.contained && procs === undefined) procs = takeSnapshot();
       if (tree.checkGone(procs)) {
         this.watches.delete(tree);
         w.resolve();
