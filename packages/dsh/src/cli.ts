@@ -36,12 +36,23 @@ function positiveInt(value: string): number {
   return n;
 }
 
+/** Signals that end `dsh run`: the first aborts the command (its tree is ended), a second ends everything now. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 async function run(words: string[], options: { timeout?: number; workdir?: string; json?: boolean }): Promise<number> {
   const dsh = await compose({ preset: 'base', config: { sandbox: { mode: 'danger-full-access' } } });
   const agent = dsh.createAgent('cli');
   const abort = new AbortController();
-  const onSigint = (): void => abort.abort();
-  process.once('SIGINT', onSigint);
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stoppedBy === null) {
+      stoppedBy = signal;
+      abort.abort();
+      return;
+    }
+    void dsh.dispose().finally(() => process.exit(EXIT_SIGNAL_BASE + (constants.signals[signal] ?? 0)));
+  };
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   try {
     const args: Record<string, unknown> = { command: words.join(' ') };
     if (options.timeout !== undefined) args.timeout_ms = options.timeout;
@@ -49,10 +60,11 @@ async function run(words: string[], options: { timeout?: number; workdir?: strin
     const result = await dsh.tools.call(agent, 'bash', args, { signal: abort.signal });
     if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else (result.isError ? process.stderr : process.stdout).write(`${result.text}\n`);
-    return exitStatusOf(result);
+    const signal = stoppedBy as NodeJS.Signals | null;
+    return signal ? EXIT_SIGNAL_BASE + (constants.signals[signal] ?? 0) : exitStatusOf(result);
   } finally {
-    process.off('SIGINT', onSigint);
     await dsh.dispose();
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }
 

@@ -50,3 +50,43 @@ describe('dsh CLI', () => {
     expect(dumped.services).toEqual(['subprocess', 'shell', 'jobs']);
   });
 });
+
+describe('dsh CLI signals', () => {
+  it('SIGTERM to dsh run ends the command tree and exits 128+15', async () => {
+    const { spawn } = await import('node:child_process');
+    const { mkdtempSync, readFileSync, rmSync, existsSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-cli-sig-'));
+    const pidFile = join(dir, 'pid');
+    let sleeper = 0;
+    try {
+      const child = spawn(process.execPath, [bin, 'run', '--', `echo $$ > ${pidFile}; exec sleep 30`], {
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const until = Date.now() + 20_000;
+      while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
+        if (Date.now() > until) throw new Error('command never started');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      sleeper = Number(readFileSync(pidFile, 'utf8'));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      let alive = true;
+      try {
+        process.kill(sleeper, 0);
+      } catch {
+        alive = false;
+      }
+      expect(alive).toBe(false);
+    } finally {
+      try {
+        if (sleeper > 1) process.kill(sleeper, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

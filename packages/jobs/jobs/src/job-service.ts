@@ -34,6 +34,8 @@ export class JobService {
   private readonly jobs = new Map<string, Job>();
   private readonly limits: Required<JobServiceOptions>;
   private disposing: Promise<void> | undefined;
+  /** Set before any kill of dispose(), so no queued job starts during teardown. */
+  private closing = false;
 
   /** @throws DshError `INVALID_ARGUMENT` for a bad option. */
   constructor(options: JobServiceOptions = {}) {
@@ -51,7 +53,7 @@ export class JobService {
    */
   start(owner: Owner, spec: JobSpec): JobId {
     this.checkOwner(owner);
-    if (this.disposing) throw new DshError('DISPOSED', 'the job service has been disposed.');
+    if (this.closing) throw new DshError('DISPOSED', 'the job service has been disposed.');
     if (typeof spec?.title !== 'string' || typeof spec.run !== 'function') {
       throw new DshError('INVALID_ARGUMENT', 'a job needs { title: string, run: () => JobRun }.');
     }
@@ -68,7 +70,7 @@ export class JobService {
     let id: JobId;
     do id = `job-${randomBytes(4).toString('hex')}` as JobId;
     while (this.jobs.has(id));
-    const job = new Job(id, owner, spec, (ended) => this.onEnd(ended));
+    const job = new Job(id, owner, spec, (ended, heldSlot) => this.onEnd(ended, heldSlot));
     this.jobs.set(id, job);
     if (running < this.limits.maxRunningPerOwner) job.begin();
     return id;
@@ -84,10 +86,18 @@ export class JobService {
   }
 
   /**
-   * Ends a job. True when it was queued or running; false once it had ended.
-   * @throws DshError `JOB_NOT_FOUND`.
+   * Where a job is, without reading (and so without consuming) its output.
+   * @throws DshError `JOB_NOT_FOUND` for an unknown, expired or foreign id.
    */
-  kill(owner: Owner, id: string): Promise<boolean> {
+  info(owner: Owner, id: string): JobInfo {
+    return this.find(owner, id).info();
+  }
+
+  /**
+   * Ends a job. True when this call ended it (queued or running); false once it had ended.
+   * @throws DshError `JOB_NOT_FOUND` (as a rejection).
+   */
+  async kill(owner: Owner, id: string): Promise<boolean> {
     return this.find(owner, id).kill();
   }
 
@@ -124,16 +134,17 @@ export class JobService {
 
   /** Kills every job and waits for each to end. Idempotent. */
   dispose(): Promise<void> {
-    this.disposing ??= (async () => {
-      const all = [...this.jobs.values()];
-      await Promise.all(all.map((j) => j.kill()));
-    })();
+    this.closing = true;
+    this.disposing ??= Promise.all([...this.jobs.values()].map((j) => j.kill())).then(() => undefined);
     return this.disposing;
   }
 
-  private onEnd(job: Job): void {
-    const next = this.ownedBy(job.owner).find((j) => j.state === 'queued');
-    if (next && !this.disposing) next.begin();
+  /** A job that held a running slot frees it for the owner's oldest queued job. */
+  private onEnd(job: Job, heldSlot: boolean): void {
+    if (heldSlot && !this.closing)
+      this.ownedBy(job.owner)
+        .find((j) => j.state === 'queued')
+        ?.begin();
     this.prune();
   }
 

@@ -17,7 +17,6 @@ export class Job {
   endedAt: number | null = null;
   result: JobResult | null = null;
   private run: JobRun | null = null;
-  private cancelRequested = false;
   private resolveEnded!: () => void;
   /** Resolves once the job has ended, whatever the way. */
   readonly ended = new Promise<void>((r) => {
@@ -28,7 +27,8 @@ export class Job {
     readonly id: JobId,
     readonly owner: Owner,
     private readonly spec: JobSpec,
-    private readonly onEnd: (job: Job) => void,
+    /** Told when the job ends; `heldSlot` is false for a job that ended while still queued. */
+    private readonly onEnd: (job: Job, heldSlot: boolean) => void,
   ) {}
 
   get title(): string {
@@ -60,7 +60,7 @@ export class Job {
       return;
     }
     this.run.done.then(
-      (result) => this.end(this.cancelRequested ? 'killed' : result.ok ? 'succeeded' : 'failed', result),
+      (result) => this.end(result.cancelled ? 'killed' : result.ok ? 'succeeded' : 'failed', result),
       (error) =>
         this.end('failed', {
           ok: false,
@@ -80,29 +80,33 @@ export class Job {
     }
   }
 
-  /** Ends the job: a queued one never starts, a running one is cancelled. False once ended. */
+  /**
+   * Ends the job: a queued one never starts, a running one is cancelled. True when this call
+   * ended it; false once it had ended (including when it finished by itself while being killed).
+   */
   async kill(): Promise<boolean> {
     if (this.isEnded) return false;
     if (this.state === 'queued') {
-      this.end('killed', { ok: false, text: 'killed before it started', data: {} });
+      this.end('killed', { ok: false, text: 'killed before it started', data: {}, cancelled: true });
       return true;
     }
-    this.cancelRequested = true;
+    let ended = false;
     try {
-      await this.run?.cancel();
+      ended = (await this.run?.cancel()) === true;
     } catch {
       // the work's own failure to cancel is reported by its done
     }
     await this.ended;
-    return true;
+    return ended;
   }
 
   private end(state: JobState, result: JobResult): void {
     if (this.isEnded) return;
+    const heldSlot = this.state === 'running';
     this.state = state;
     this.result = result;
     this.endedAt = Date.now();
     this.resolveEnded();
-    this.onEnd(this);
+    this.onEnd(this, heldSlot);
   }
 }

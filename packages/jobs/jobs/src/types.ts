@@ -26,13 +26,15 @@ export interface JobResult {
   text: string;
   /** Machine facts (exit_code, signal, …). */
   data: Record<string, unknown>;
+  /** True when a cancel ended the work (the job is then `killed`); a natural end that raced a cancel is not. */
+  cancelled?: boolean;
 }
 
 /** What a job's `run` starts: the live work. */
 export interface JobRun {
   /** New output since the last call. */
   readOutput(): JobRead;
-  /** Ends the work; resolves true when it was still running. */
+  /** Ends the work; resolves true when this call ended it, false when it had already ended by itself. */
   cancel(): Promise<boolean>;
   /** Settles once when the work ends. A rejection marks the job failed. */
   readonly done: Promise<JobResult>;

@@ -6,8 +6,12 @@ import { describe, expect, it } from 'vitest';
 function work() {
   let finish!: (r: JobResult) => void;
   let fail!: (e: unknown) => void;
+  let ended = false;
   const done = new Promise<JobResult>((resolve, reject) => {
-    finish = resolve;
+    finish = (r) => {
+      ended = true;
+      resolve(r);
+    };
     fail = reject;
   });
   const chunks: string[] = [];
@@ -19,7 +23,8 @@ function work() {
       readOutput: () => ({ text: chunks.splice(0).join(''), lossy: false }),
       cancel: async () => {
         cancelled += 1;
-        finish({ ok: false, text: 'cancelled', data: { signal: 'SIGTERM' } });
+        if (ended) return false; // ended by itself first
+        finish({ ok: false, text: 'cancelled', data: { signal: 'SIGTERM' }, cancelled: true });
         return true;
       },
       done,
@@ -115,6 +120,44 @@ describe('JobService', () => {
     expect(b.started).toBe(0);
     expect(jobs.list(me).map((j) => j.state)).toEqual(['killed', 'killed']);
     expect(await jobs.kill(me, idA)).toBe(false);
+  });
+
+  it('killing a queued job frees no slot: the limit holds; dispose starts nothing queued', async () => {
+    const jobs = new JobService({ maxRunningPerOwner: 1 });
+    const me = createOwner('me');
+    const [a, b, c] = [work(), work(), work()];
+    jobs.start(me, { title: 'a', run: a.run });
+    const idB = jobs.start(me, { title: 'b', run: b.run });
+    jobs.start(me, { title: 'c', run: c.run });
+    expect(await jobs.kill(me, idB)).toBe(true);
+    expect(jobs.list(me).map((j) => j.state)).toEqual(['running', 'killed', 'queued']);
+    expect(c.started).toBe(0);
+    await jobs.dispose();
+    expect(c.started).toBe(0);
+    expect(jobs.list(me).map((j) => j.state)).toEqual(['killed', 'killed', 'killed']);
+  });
+
+  it('a kill racing a natural end reports the natural end: false, and the job keeps its result', async () => {
+    const jobs = new JobService();
+    const me = createOwner('me');
+    const w = work();
+    const id = jobs.start(me, { title: 'quick', run: w.run });
+    w.finish({ ok: true, text: '[exit code: 0]', data: { exit_code: 0 } });
+    expect(await jobs.kill(me, id)).toBe(false);
+    expect(jobs.info(me, id)).toMatchObject({ state: 'succeeded', result: { ok: true } });
+  });
+
+  it('info() does not consume output; kill of an unknown id rejects (never throws synchronously)', async () => {
+    const jobs = new JobService();
+    const me = createOwner('me');
+    const w = work();
+    const id = jobs.start(me, { title: 'x', run: w.run });
+    w.write('keep me\n');
+    expect(jobs.info(me, id).state).toBe('running');
+    expect(jobs.output(me, id).text).toBe('keep me\n');
+    const killing = jobs.kill(me, 'job-nope');
+    await expect(killing).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    await jobs.dispose();
   });
 
   it('a run that throws or a done that rejects marks the job failed', async () => {

@@ -36,6 +36,7 @@ export class LocalShellProcess implements ShellProcess {
   private readonly stderr: Cursor;
   private readonly kill$ = new AbortController();
   private settled = false;
+  private exited = false;
   private killed = false;
   private killing: Promise<boolean> | undefined;
   private pendingError: string | null = null;
@@ -43,6 +44,9 @@ export class LocalShellProcess implements ShellProcess {
   constructor(subprocess: SubprocessRuntime, spec: ShellExecSpec, bash: string) {
     const started = Date.now();
     this.handle = subprocess.spawn(bashSpawnSpec(spec, bash, this.kill$.signal));
+    void this.handle.exit.then(() => {
+      this.exited = true;
+    });
     this.stdout = new Cursor(this.handle.stdoutReader);
     this.stderr = new Cursor(this.handle.stderrReader);
     this.done = this.settle(started);
@@ -84,15 +88,20 @@ export class LocalShellProcess implements ShellProcess {
     return { text, lossy: out.lossy || err.lossy, spillPaths: { stdout: out.spillPath, stderr: err.spillPath } };
   }
 
+  /**
+   * Ends the tree. True when bash itself was still running (the outcome then says `killed`);
+   * false once settled, or when bash had already exited by itself (its leftovers are still ended).
+   */
   kill(): Promise<boolean> {
     if (this.settled) return Promise.resolve(false);
     if (this.killing) return this.killing;
-    this.killed = true;
     this.killing = (async () => {
+      const running = !this.exited;
+      if (running) this.killed = true;
       this.kill$.abort();
       await this.handle.terminate();
       await this.done;
-      return true;
+      return running;
     })();
     return this.killing;
   }

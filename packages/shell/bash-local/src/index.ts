@@ -14,3 +14,4 @@ export {
 export type { LocalBashDeps } from './executor.js';
 export { LocalBashExecutor } from './executor.js';
 export { BASH_LOCAL_PLUGIN, bashLocalPlugin } from './plugin.js';
+export { MAX_COMMAND_BYTES } from './resolve-request.js';

@@ -19,6 +19,12 @@ const REQUEST_FIELDS = new Set([
   'sandbox',
 ]);
 const SANDBOX_MODES = new Set(['read-only', 'workspace-write', 'danger-full-access']);
+/**
+ * Longest command, in bytes: Linux refuses a single argument of 128 KiB or more (MAX_ARG_STRLEN,
+ * counting its NUL) with E2BIG, and the command is one argument of `bash -c`.
+ */
+export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
+
 /** Names the managed namespace may carry; anything else belongs in `env`. */
 const DSH_NAME = /^DSH_[A-Z0-9_]+$/;
 
@@ -62,6 +68,13 @@ export function resolveRequest(request: ShellExecRequest, config: ResolvedBashCo
   const { command } = request;
   if (typeof command !== 'string' || command.trim() === '') invalid('command', 'must be a non-empty string');
   if (command.includes('\0')) invalid('command', 'must not contain a NUL byte');
+  const bytes = Buffer.byteLength(command);
+  if (bytes > MAX_COMMAND_BYTES) {
+    invalid(
+      'command',
+      `is ${bytes} bytes, over the ${MAX_COMMAND_BYTES}-byte limit of one argument; write the script to a file first (in smaller pieces) and run the file`,
+    );
+  }
   let timeoutMs = config.timeoutMs;
   if (request.timeoutMs !== undefined) {
     const t = request.timeoutMs;

@@ -75,3 +75,17 @@ describe('LocalBashExecutor.start', () => {
     expect(read.spillPaths.stdout).toMatch(/dsh-/);
   });
 });
+
+describe('kill racing a natural end', () => {
+  it('after bash exited by itself, kill() is false, the outcome is not "killed", and leftovers still end', async () => {
+    const ex = executor({ graceMs: 2_000 });
+    const p = ex.start(ex.resolve({ command: 'sleep 30 & echo $!; exit 0' }));
+    const pid = p.pid as number;
+    await waitFor(() => !isAlive(pid), 'bash exited');
+    const sleeper = Number.parseInt(p.readOutput().text, 10);
+    expect(isAlive(sleeper)).toBe(true);
+    expect(await p.kill()).toBe(false);
+    expect(await p.done).toMatchObject({ exitCode: 0, killed: false });
+    expect(isAlive(sleeper)).toBe(false);
+  });
+});

@@ -6,8 +6,8 @@ export type { Marker } from './markers.js';
 export { escapeBody, isMarkerLine, parseMarker, unescapeBody } from './markers.js';
 export type { ParsedShellResult } from './parse.js';
 export { parseShellResult } from './parse.js';
-export type { RenderableResult, RenderOptions } from './render.js';
-export { renderShellResult } from './render.js';
+export type { DisplayPlan, RenderableResult, RenderOptions } from './render.js';
+export { keepTail, planDisplay, renderShellResult } from './render.js';
 export type {
   CapturedText,
   ProcessRead,

@@ -97,9 +97,9 @@ export type Marker =
   | { kind: 'status'; exitCode: number | null; signal: string | null };
 
 const PATTERNS: [RegExp, (m: RegExpExecArray) => Marker][] = [
-  [/^\[note: (.*)\]$/, (m) => ({ kind: 'note', text: m[1] as string })],
+  [/^\[note: (.*)\]$/s, (m) => ({ kind: 'note', text: m[1] as string })],
   [
-    /^\[output truncated: (stdout|stderr) kept last (\d+) of (\d+) bytes; (?:full output: (.+)|no complete copy)\]$/,
+    /^\[output truncated: (stdout|stderr) kept last (\d+) of (\d+) bytes; (?:full output: (.+)|no complete copy)\]$/s,
     (m) => ({
       kind: m[1] === 'stdout' ? 'stdoutTruncated' : 'stderrTruncated',
       kept: Number(m[2]),
@@ -132,7 +132,10 @@ export function parseMarker(line: string): Marker | null {
   return null;
 }
 
-/** Makes a text safe to sit inside a one-line marker. */
+/**
+ * Makes a text safe to sit inside a one-line marker: lines are split on "\n" only, and the
+ * patterns match any other character (U+2028, U+2029 and lone "\r" included, via the `s` flag).
+ */
 export function oneLine(text: string): string {
   return text.replace(/[\r\n]+/g, ' ');
 }

@@ -30,7 +30,9 @@ export interface RenderOptions {
   notes?: readonly string[];
 }
 
-function keepTail(text: string, maxChars: number): string {
+/** The last `maxChars` characters of `text`, never starting on half a surrogate pair. */
+export function keepTail(text: string, maxChars: number): string {
+  if (maxChars <= 0) return '';
   let cut = text.slice(text.length - maxChars);
   const first = cut.charCodeAt(0);
   if (first >= 0xdc00 && first <= 0xdfff) cut = cut.slice(1); // never start on half a surrogate pair
@@ -51,24 +53,48 @@ function renderBody(stdout: string, stderr: string): string {
   return `${out === '' ? '' : `${out}\n`}${STDERR_LINE}\n${escapeBody(stderr)}`;
 }
 
+/** What the display cap leaves of a body: the texts shown and which streams lost their head. */
+export interface DisplayPlan {
+  stdout: string;
+  stderr: string;
+  /** Characters of the body before and after the cap. */
+  total: number;
+  shown: number;
+  cut: { stdout: boolean; stderr: boolean };
+}
+
+const sectionLength = (stderr: string): number => (stderr === '' ? 0 : stderr.length + STDERR_LINE.length + 2);
+
+/**
+ * Applies a display cap to a body: the tail is kept, stderr first (errors come last), then the
+ * end of stdout. Never starts on half a surrogate pair.
+ */
+export function planDisplay(stdout: string, stderr: string, maxChars: number | undefined): DisplayPlan {
+  const total = stdout.length + sectionLength(stderr);
+  if (maxChars === undefined || total <= maxChars) {
+    return { stdout, stderr, total, shown: total, cut: { stdout: false, stderr: false } };
+  }
+  const err = stderr.length > maxChars ? keepTail(stderr, maxChars) : stderr;
+  const left = Math.max(0, maxChars - sectionLength(err));
+  const out = stdout.length > left ? keepTail(stdout, left) : stdout;
+  return {
+    stdout: out,
+    stderr: err,
+    total,
+    shown: out.length + sectionLength(err),
+    cut: { stdout: out.length < stdout.length, stderr: err.length < stderr.length },
+  };
+}
+
 /** Renders a result as text ending in its markers (see the grammar in markers.ts). */
 export function renderShellResult(result: RenderableResult, options: RenderOptions = {}): string {
-  let stdout = result.stdout.text;
-  let stderr = result.stderr.text;
   const trailer: string[] = (options.notes ?? []).map((n) => `[note: ${oneLine(n)}]`);
   for (const line of [truncationLine('stdout', result.stdout), truncationLine('stderr', result.stderr)]) {
     if (line) trailer.push(line);
   }
-  const max = options.maxChars;
-  const rawLength = stdout.length + (stderr === '' ? 0 : stderr.length + STDERR_LINE.length + 2);
-  if (max !== undefined && rawLength > max) {
-    // Keep the tail of the combined body: stderr first (errors come last), then stdout's tail.
-    stderr = stderr.length > max ? keepTail(stderr, max) : stderr;
-    const left = Math.max(0, max - (stderr === '' ? 0 : stderr.length + STDERR_LINE.length + 2));
-    stdout = stdout.length > left ? keepTail(stdout, left) : stdout;
-    const shown = stdout.length + (stderr === '' ? 0 : stderr.length + STDERR_LINE.length + 2);
-    trailer.push(`[output truncated: showing last ${shown} of ${rawLength} characters]`);
-  }
+  const plan = planDisplay(result.stdout.text, result.stderr.text, options.maxChars);
+  if (plan.shown < plan.total)
+    trailer.push(`[output truncated: showing last ${plan.shown} of ${plan.total} characters]`);
   if (result.timedOut) trailer.push(`[timed out after ${result.timeoutMs ?? 0} ms]`);
   if (result.aborted) trailer.push('[aborted]');
   if (result.sandbox?.denied && result.sandbox.denial) trailer.push(`[sandbox denied: ${result.sandbox.denial}]`);
@@ -78,6 +104,6 @@ export function renderShellResult(result: RenderableResult, options: RenderOptio
   if (result.exitCode !== null) trailer.push(`[exit code: ${result.exitCode}]`);
   else if (result.signal !== null) trailer.push(`[killed by signal: ${result.signal}]`);
   else trailer.push('[no exit status]');
-  const body = renderBody(stdout, stderr);
+  const body = renderBody(plan.stdout, plan.stderr);
   return body === '' ? trailer.join('\n') : `${body}\n${trailer.join('\n')}`;
 }

@@ -171,3 +171,27 @@ describe('renderShellResult / parseShellResult', () => {
     });
   });
 });
+
+describe('line terminators other than \\n', () => {
+  it('U+2028, U+2029 and CR inside markers do not break parsing', () => {
+    const path = '/tmp/sp\u2028ill\u2029/x.out';
+    const text = renderShellResult(
+      {
+        ...base,
+        exitCode: 7,
+        stdout: captured('a\u2028b\r\nc', { truncated: true, totalBytes: 999, spillPath: path }),
+        startError: null,
+      },
+      { notes: ['one\u2028two', 'cr\rhere'] },
+    );
+    const p = parseShellResult(text);
+    expect(p).toMatchObject({
+      wellFormed: true,
+      exitCode: 7,
+      truncated: true,
+      spillPath: path,
+      stdout: 'a\u2028b\r\nc',
+    });
+    expect(p.notes).toEqual(['one\u2028two', 'cr here']);
+  });
+});

@@ -2,7 +2,7 @@
  * A managed local process tree: start, collect, drain, terminate, and whole-tree waiting.
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { DshError, isDshError } from '@dsh/core';
 import {
@@ -44,6 +44,17 @@ function checkCwd(cwd: string): void {
     throw new DshError('CWD_NOT_FOUND', `working directory ${cwd} does not exist or is not a directory.`, {
       data: { cwd },
     });
+  }
+  try {
+    accessSync(cwd, constants.X_OK);
+  } catch {
+    throw new DshError(
+      'CWD_NOT_ACCESSIBLE',
+      `working directory ${cwd} exists but cannot be entered (no search permission).`,
+      {
+        data: { cwd },
+      },
+    );
   }
 }
 

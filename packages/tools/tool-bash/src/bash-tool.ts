@@ -6,7 +6,7 @@ import { isDshError, type ToolContext, type ToolDefinition, type ToolResult } fr
 import type { JobRun } from '@dsh/jobs';
 import type { ShellExecSpec, ShellExecutor } from '@dsh/shell';
 import { bashArgs, jsonSchema, parseArgs, toolError } from './args.js';
-import { capForModel, factsOf, renderForModel, renderMarkersOnly } from './render-facts.js';
+import { factsOf, renderForModel, renderMarkersOnly } from './render-facts.js';
 import { resolveWorkdir } from './workdir.js';
 
 /** What the bash tool needs to know about its composition. */
@@ -39,6 +39,7 @@ function shellJob(shell: ShellExecutor, spec: ShellExecSpec): JobRun {
       ok: outcome.exitCode === 0,
       text: renderMarkersOnly(outcome),
       data: { ...factsOf(outcome), killed: outcome.killed },
+      cancelled: outcome.killed,
     })),
   };
 }
@@ -78,7 +79,7 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
         if (args.run_in_background) {
           const jobs = ctx.get('jobs');
           const jobId = jobs.start(owner, { title: args.command, run: () => shellJob(shell, spec) });
-          const info = jobs.output(owner, jobId).info;
+          const info = jobs.info(owner, jobId);
           if (info.state === 'failed') {
             return toolError(
               `The background command could not start: ${info.result?.text ?? 'unknown reason'}`,
@@ -96,11 +97,8 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
           };
         }
         const result = await shell.run(spec, { signal });
-        return {
-          text: capForModel(renderForModel(result, maxTimeoutOf(shell), notes)),
-          isError: false,
-          data: factsOf(result),
-        };
+        const rendered = renderForModel(result, { maxTimeoutMs: maxTimeoutOf(shell), spillDir: spec.spillDir, notes });
+        return { text: rendered.text, isError: false, data: rendered.data };
       } catch (error) {
         if (isDshError(error, 'SANDBOX_UNAVAILABLE') || isDshError(error, 'JOB_QUEUE_FULL')) {
           return toolError(error.message, error.code);

@@ -5,7 +5,8 @@ export { bashArgs, jobIdArgs, jsonSchema, noArgs, parseArgs, toolError } from '.
 export type { BashToolOptions } from './bash-tool.js';
 export { createBashTool } from './bash-tool.js';
 export { createJobKillTool, createJobListTool, createJobOutputTool } from './job-tools.js';
-export { MODEL_OUTPUT_MAX_CHARS } from './limits.js';
+export { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 export { TOOL_BASH_PLUGIN, toolBashPlugin } from './plugin.js';
 export { capForModel, factsOf, notesFor, renderForModel, renderMarkersOnly } from './render-facts.js';
+export { saveText, spillDirOf } from './save-output.js';
 export { resolveWorkdir } from './workdir.js';

@@ -5,6 +5,7 @@ import { isDshError, type ToolContext, type ToolDefinition, type ToolResult } fr
 import type { JobInfo } from '@dsh/jobs';
 import { jobIdArgs, jsonSchema, noArgs, parseArgs, toolError } from './args.js';
 import { capForModel } from './render-facts.js';
+import { spillDirOf } from './save-output.js';
 
 function notFound(error: unknown): ToolResult {
   if (isDshError(error, 'JOB_NOT_FOUND')) return toolError(error.message, error.code);
@@ -42,7 +43,7 @@ export function createJobOutputTool(): ToolDefinition {
         if (info.result) lines.push(`[job ${info.id} ${info.state} after ${age(info)}]`, info.result.text);
         else lines.push(`[job ${info.id} ${info.state} for ${age(info)}; call job_output again later for more]`);
         return {
-          text: capForModel(lines.join('\n')),
+          text: capForModel(lines.join('\n'), spillDirOf(ctx.get('shell'))),
           isError: false,
           data: { job_id: info.id, state: info.state, lossy: out.lossy, ...(info.result?.data ?? {}) },
         };
@@ -66,7 +67,7 @@ export function createJobKillTool(): ToolDefinition {
       try {
         const jobs = ctx.get('jobs');
         const killed = await jobs.kill(owner, job_id);
-        const info = jobs.output(owner, job_id).info;
+        const info = jobs.info(owner, job_id);
         const text = killed
           ? `Killed job ${job_id}.`
           : `Job ${job_id} had already ended (${info.state}); nothing to kill. Read its last output with job_output.`;
@@ -93,7 +94,7 @@ export function createJobListTool(): ToolDefinition {
           ? 'No background jobs. Start one with bash and run_in_background: true.'
           : jobs.map((j) => `${j.id}  ${j.state.padEnd(9)} ${age(j).padStart(6)}  ${j.title}`).join('\n');
       return {
-        text: capForModel(text),
+        text: capForModel(text, spillDirOf(ctx.get('shell'))),
         isError: false,
         data: { jobs: jobs.map((j) => ({ job_id: j.id, state: j.state, title: j.title })) },
       };

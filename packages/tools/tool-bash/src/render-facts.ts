@@ -1,9 +1,11 @@
 /**
  * Shell results as tool results: the rendered text (markers + notes, capped for the model) and
- * the machine facts in `data`.
+ * the machine facts in `data`. Whenever the model is shown only the end of a stream, a note
+ * names a file with all of it.
  */
-import { type RenderableResult, renderShellResult } from '@dsh/shell';
-import { MODEL_OUTPUT_MAX_CHARS } from './limits.js';
+import { keepTail, planDisplay, type RenderableResult, renderShellResult } from '@dsh/shell';
+import { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
+import { saveText } from './save-output.js';
 
 /** Machine facts of a shell result, snake_case for tool `data`. */
 export function factsOf(result: RenderableResult & { durationMs?: number }): Record<string, unknown> {
@@ -22,13 +24,17 @@ export function factsOf(result: RenderableResult & { durationMs?: number }): Rec
   };
 }
 
-/** Guidance for the model that the markers alone do not give. */
+function timeoutNote(result: RenderableResult, maxTimeoutMs: number | null): string[] {
+  if (!result.timedOut) return [];
+  const raise = maxTimeoutMs ? `raise timeout_ms (at most ${maxTimeoutMs})` : 'raise timeout_ms';
+  return [`the command was killed at its deadline; ${raise} or use run_in_background for long tasks`];
+}
+
+const readHint = '(read it with head, tail, grep or sed -n)';
+
+/** Notes for streams the collector truncated (independent of any display cap). */
 export function notesFor(result: RenderableResult, maxTimeoutMs: number | null): string[] {
-  const notes: string[] = [];
-  if (result.timedOut) {
-    const raise = maxTimeoutMs ? `raise timeout_ms (at most ${maxTimeoutMs})` : 'raise timeout_ms';
-    notes.push(`the command was killed at its deadline; ${raise} or use run_in_background for long tasks`);
-  }
+  const notes = timeoutNote(result, maxTimeoutMs);
   for (const [name, stream] of [
     ['stdout', result.stdout],
     ['stderr', result.stderr],
@@ -36,23 +42,49 @@ export function notesFor(result: RenderableResult, maxTimeoutMs: number | null):
     if (!stream.truncated) continue;
     notes.push(
       stream.spillPath
-        ? `only the end of ${name} is shown; the complete ${name} is in ${stream.spillPath} (read it with head, tail, grep or sed -n)`
+        ? `only the end of ${name} is shown; the complete ${name} is in ${stream.spillPath} ${readHint}`
         : `only the end of ${name} is shown and no complete copy was kept (it exceeded the spill limit); rerun with less output, e.g. piped through tail or grep`,
     );
   }
   return notes;
 }
 
-/** The model-visible text of a foreground result. */
+/**
+ * The model-visible text of a foreground result and its facts. The body is capped so the whole
+ * text stays near {@link MODEL_OUTPUT_MAX_CHARS}; a stream cut only by that cap is saved to a
+ * file in `spillDir` and named in a note.
+ */
 export function renderForModel(
-  result: RenderableResult,
-  maxTimeoutMs: number | null,
-  extraNotes: string[] = [],
-): string {
-  return renderShellResult(result, {
-    maxChars: MODEL_OUTPUT_MAX_CHARS,
-    notes: [...extraNotes, ...notesFor(result, maxTimeoutMs)],
-  });
+  result: RenderableResult & { durationMs?: number },
+  options: { maxTimeoutMs: number | null; spillDir: string; notes?: string[] },
+): { text: string; data: Record<string, unknown> } {
+  const maxChars = MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS;
+  const plan = planDisplay(result.stdout.text, result.stderr.text, maxChars);
+  const notes = [...(options.notes ?? []), ...notesFor(result, options.maxTimeoutMs)];
+  const saved: Record<string, string | null> = {};
+  for (const name of ['stdout', 'stderr'] as const) {
+    const stream = result[name];
+    if (!plan.cut[name] || stream.truncated) continue; // a truncated stream already has its note
+    const path = saveText(options.spillDir, `${name}.shown`, stream.text);
+    saved[name] = path;
+    notes.push(
+      path
+        ? `only the end of ${name} is shown here; all of it is in ${path} ${readHint}`
+        : `only the end of ${name} is shown here, and a complete copy could not be written`,
+    );
+  }
+  const text = renderShellResult(result, { maxChars, notes });
+  const displayCut = plan.cut.stdout || plan.cut.stderr;
+  const data = factsOf(result);
+  return {
+    text,
+    data: {
+      ...data,
+      truncated: data.truncated === true || displayCut,
+      display_truncated: displayCut,
+      saved_output: saved,
+    },
+  };
 }
 
 /** Only the markers of a result (no body): for a job whose output the model already read incrementally. */
@@ -64,9 +96,14 @@ export function renderMarkersOnly(result: RenderableResult): string {
   );
 }
 
-/** Keeps the tail of `text` within the model cap, saying how much was left out. */
-export function capForModel(text: string): string {
+/**
+ * Keeps the tail of a non-result text (e.g. new job output) within the model cap; when it cuts,
+ * the whole text is saved in `spillDir` and the note says where.
+ */
+export function capForModel(text: string, spillDir: string): string {
   if (text.length <= MODEL_OUTPUT_MAX_CHARS) return text;
-  const omitted = text.length - MODEL_OUTPUT_MAX_CHARS;
-  return `[note: ${omitted} earlier characters of this output are not shown]\n${text.slice(omitted)}`;
+  const shown = keepTail(text, MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS);
+  const path = saveText(spillDir, 'output', text);
+  const where = path ? `; all of it is in ${path} ${readHint}` : '';
+  return `[note: ${text.length - shown.length} earlier characters of this output are not shown${where}]\n${shown}`;
 }

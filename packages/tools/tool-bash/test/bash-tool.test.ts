@@ -107,3 +107,35 @@ describe('bash tool', () => {
     expect(res.text).toMatch(/Available tools: bash, job_output, job_kill, job_list/);
   });
 });
+
+describe('bash tool: what the model is shown', () => {
+  it('output over the model cap but under the tail: truncated in data, a saved complete copy named in a note', async () => {
+    const r = await rig();
+    const res = await r.call('bash', { command: 'seq 1 100000' });
+    expect(res.text.length).toBeLessThanOrEqual(MODEL_OUTPUT_MAX_CHARS);
+    expect(res.data).toMatchObject({ truncated: true, display_truncated: true, exit_code: 0 });
+    const saved = (res.data.saved_output as { stdout: string }).stdout;
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(saved, 'utf8')).toBe(`${Array.from({ length: 100_000 }, (_, i) => i + 1).join('\n')}\n`);
+    const p = parseShellResult(res.text);
+    expect(p).toMatchObject({ wellFormed: true, truncated: true, exitCode: 0 });
+    expect(p.notes.join()).toContain(saved);
+    expect(p.stdout.endsWith('99999\n100000\n')).toBe(true);
+  });
+
+  it('a cap that lands inside a surrogate pair never shows half of it, and the markers stay whole', async () => {
+    const r = await rig();
+    const res = await r.call('bash', { command: "for i in $(seq 1 40000); do printf '\\360\\237\\230\\200'; done" });
+    const first = res.text.charCodeAt(0);
+    expect(first >= 0xdc00 && first <= 0xdfff).toBe(false);
+    expect(res.text.length).toBeLessThanOrEqual(MODEL_OUTPUT_MAX_CHARS);
+    expect(parseShellResult(res.text)).toMatchObject({ wellFormed: true, exitCode: 0, truncated: true });
+  });
+
+  it('a command over the one-argument limit is refused with what to do instead', async () => {
+    const r = await rig();
+    const res = await r.call('bash', { command: `echo ${'x'.repeat(200_000)}` });
+    expect(res).toMatchObject({ isError: true, data: { error: { code: 'INVALID_ARGUMENT' } } });
+    expect(res.text).toMatch(/write the script to a file/);
+  });
+});

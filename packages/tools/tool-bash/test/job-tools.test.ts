@@ -99,3 +99,21 @@ describe('background jobs through the tools', () => {
     expect(isAlive(pid)).toBe(false);
   });
 });
+
+describe('job_kill keeps unread output', () => {
+  it('output written before the kill is still there for job_output', async () => {
+    const r = await rig();
+    const ready = `${r.workspace}/ready`;
+    const started = await r.call('bash', {
+      command: `echo important-line; touch ${ready}; sleep 30`,
+      run_in_background: true,
+    });
+    const jobId = started.data.job_id as string;
+    const { existsSync } = await import('node:fs');
+    await waitFor(() => existsSync(ready), 'ready file');
+    expect((await r.call('job_kill', { job_id: jobId })).data.killed).toBe(true);
+    const out = await r.call('job_output', { job_id: jobId });
+    expect(out.text).toContain('important-line');
+    expect(out.data.state).toBe('killed');
+  });
+});
