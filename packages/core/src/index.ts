@@ -6,6 +6,8 @@ export type { DshErrorCode, DshErrorOptions } from './errors.js';
 export { DSH_ERROR_CODES, DshError, isDshError } from './errors.js';
 export type { Owner } from './owner.js';
 export { createOwner, isOwner } from './owner.js';
+export type { PersistentServiceOptions } from './persistent-service.js';
+export { persistentServicePlugin } from './persistent-service.js';
 export type { Ctx, DisposeReason, Plugin, PluginApi, ServiceKey, ServiceMap } from './plugin.js';
 export { ToolRegistry } from './tool-registry.js';
 export type { ToolContext, ToolDefinition, ToolInfo, ToolResult } from './tools.js';

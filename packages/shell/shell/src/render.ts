@@ -74,7 +74,8 @@ export function planDisplay(stdout: string, stderr: string, maxChars: number | u
   if (maxChars === undefined || total <= maxChars) {
     return { stdout, stderr, total, shown: total, cut: { stdout: false, stderr: false } };
   }
-  const err = stderr.length > maxChars ? keepTail(stderr, maxChars) : stderr;
+  const errBudget = maxChars - sectionLength('x') + 1; // what is left of the cap for stderr's own text
+  const err = stderr.length > errBudget ? keepTail(stderr, errBudget) : stderr;
   const left = Math.max(0, maxChars - sectionLength(err));
   const out = stdout.length > left ? keepTail(stdout, left) : stdout;
   return {

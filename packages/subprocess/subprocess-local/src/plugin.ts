@@ -1,7 +1,7 @@
 /**
  * The plugin that mounts `LocalSubprocessRuntime` as `ctx.subprocess`.
  */
-import type { Plugin } from '@dsh/core';
+import { type Plugin, persistentServicePlugin } from '@dsh/core';
 import { LocalSubprocessRuntime, type LocalSubprocessRuntimeOptions } from './local-runtime.js';
 
 /** Plugin name of {@link subprocessLocalPlugin}. */
@@ -12,18 +12,10 @@ export const SUBPROCESS_LOCAL_PLUGIN = 'subprocess-local';
  * survive it; teardown terminates and joins every process the runtime started.
  */
 export function subprocessLocalPlugin(options: LocalSubprocessRuntimeOptions = {}): Plugin {
-  let runtime: LocalSubprocessRuntime | undefined;
-  return {
+  return persistentServicePlugin({
     name: SUBPROCESS_LOCAL_PLUGIN,
-    setup(api) {
-      runtime ??= new LocalSubprocessRuntime(options);
-      api.provide('subprocess', runtime);
-    },
-    async dispose(reason) {
-      if (reason === 'reload' || !runtime) return;
-      const r = runtime;
-      runtime = undefined;
-      await r.dispose();
-    },
-  };
+    key: 'subprocess',
+    create: () => new LocalSubprocessRuntime(options),
+    dispose: (runtime) => runtime.dispose(),
+  });
 }

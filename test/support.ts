@@ -1,0 +1,65 @@
+/**
+ * Helpers shared by every package's tests: polling with a generous deadline (never a fixed
+ * sleep), process liveness from /proc, and temp directories removed after each test.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+
+/** Longest a test waits for a condition before failing. */
+export const DEADLINE_MS = 20_000;
+
+/** Polls `check` until it returns a truthy value, failing after {@link DEADLINE_MS}. */
+export async function waitFor<T>(check: () => T | Promise<T>, what = 'condition'): Promise<NonNullable<Awaited<T>>> {
+  const until = Date.now() + DEADLINE_MS;
+  let delay = 5;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<Awaited<T>>;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 100);
+  }
+}
+
+/** True when `pid` is a live (non-zombie) process. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Pids printed one per line by a fixture (e.g. `echo $!`). */
+export function pidsIn(text: string): number[] {
+  return text
+    .split('\n')
+    .map((l) => Number.parseInt(l, 10))
+    .filter((n) => Number.isInteger(n) && n > 1);
+}
+
+/** Whether `promise` has settled, observed without waiting. */
+export function tracker<T>(promise: Promise<T>): { readonly settled: boolean } {
+  const state = { settled: false };
+  const mark = (): void => {
+    state.settled = true;
+  };
+  promise.then(mark, mark);
+  return state;
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A temp directory removed after the test. */
+export function tempDir(prefix = 'dsh-test-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
