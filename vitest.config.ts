@@ -12,6 +12,10 @@ const PACKAGES: Record<string, string> = {
   '@dsh/bash-local': 'shell/bash-local',
   '@dsh/jobs': 'jobs/jobs',
   '@dsh/tool-bash': 'tools/tool-bash',
+  '@dsh/terminal': 'terminal/terminal',
+  '@dsh/terminal-bash': 'terminal/terminal-bash',
+  '@dsh/tool-terminal': 'tools/tool-terminal',
+  '@dsh/tool-bash-persistent': 'tools/tool-bash-persistent',
   dsh: 'dsh',
 };
 

@@ -33,7 +33,11 @@ function startErrorOf(error: unknown): StartError {
   return { code: 'SPAWN_FAILED', message };
 }
 
-function checkCwd(cwd: string): void {
+/**
+ * Checks a working directory exists and can be entered.
+ * @throws DshError `CWD_NOT_FOUND`, `CWD_NOT_ACCESSIBLE`.
+ */
+export function checkCwd(cwd: string): void {
   let isDir = false;
   try {
     isDir = statSync(cwd).isDirectory();

@@ -14,8 +14,10 @@ import {
   validateTerminalSpawnSpec,
 } from '@dsh/subprocess';
 import { CgroupContainer } from './cgroup.js';
-import { LocalSubprocessHandle } from './local-handle.js';
+import { checkCwd, LocalSubprocessHandle } from './local-handle.js';
+import { LocalTerminalHandle } from './local-terminal.js';
 import { takeSnapshot } from './process-tree.js';
+import { loadPty } from './pty-loader.js';
 import { resolveExecutableSync } from './resolve-executable.js';
 import { TreeWatcher } from './tree-watcher.js';
 
@@ -43,6 +45,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
   private readonly watcher = new TreeWatcher();
   private readonly live = new Set<LocalSubprocessHandle>();
   private readonly finished = new Set<LocalSubprocessHandle>();
+  private readonly terminals = new Set<LocalTerminalHandle>();
   private disposing: Promise<void> | undefined;
   private readonly container: CgroupContainer | null;
 
@@ -87,15 +90,41 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     return handle;
   }
 
-  /** @throws DshError `INVALID_SPEC`, or `NOT_IMPLEMENTED`: terminals arrive with the terminal issue. */
-  async spawnTerminal(spec: TerminalSpawnSpec): Promise<SubprocessTerminalHandle> {
+  /**
+   * Starts `spec.argv` on a new pseudo-terminal (node-pty, loaded on first use). The spec's
+   * signal cancels the allocation only; a returned handle owns its lifetime.
+   * @throws DshError `INVALID_SPEC`, `RELATIVE_EXECUTABLE` (synchronously); as rejections
+   *   `ABORTED`, `DISPOSED`, `CWD_NOT_FOUND`, `EXECUTABLE_NOT_FOUND`, `NOT_EXECUTABLE`, `PTY_UNAVAILABLE`, `SPAWN_FAILED`.
+   */
+  spawnTerminal(spec: TerminalSpawnSpec): Promise<SubprocessTerminalHandle> {
     validateTerminalSpawnSpec(spec);
-    throw new DshError('NOT_IMPLEMENTED', 'spawnTerminal is not implemented by this provider yet.');
+    return this.startTerminal(spec);
+  }
+
+  private async startTerminal(spec: TerminalSpawnSpec): Promise<SubprocessTerminalHandle> {
+    const aborted = (): DshError => new DshError('ABORTED', 'terminal allocation was aborted.');
+    if (spec.signal?.aborted) throw aborted();
+    if (this.disposing) throw new DshError('DISPOSED', 'this subprocess runtime has been disposed; create a new one.');
+    const pty = await loadPty();
+    if (spec.signal?.aborted) throw aborted();
+    if (this.disposing) throw new DshError('DISPOSED', 'this subprocess runtime has been disposed; create a new one.');
+    checkCwd(spec.cwd);
+    const env = childEnv(spec.env, this.options.parentEnv);
+    const program = resolveExecutableSync(spec.argv[0] as string, env);
+    let handle: LocalTerminalHandle;
+    try {
+      handle = new LocalTerminalHandle(spec, { pty, program, env, watcher: this.watcher, container: this.container });
+    } catch (error) {
+      throw new DshError('SPAWN_FAILED', `the terminal could not be started: ${String(error)}`, { cause: error });
+    }
+    this.terminals.add(handle);
+    void handle.done.then(() => this.terminals.delete(handle));
+    return handle;
   }
 
   /** Number of process trees this runtime still tracks (started and not yet observed gone). */
   get trackedCount(): number {
-    return this.live.size + this.finished.size;
+    return this.live.size + this.finished.size + this.terminals.size;
   }
 
   /** Terminates every tracked tree and waits for each to be gone. Idempotent. */
@@ -103,7 +132,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     if (!this.disposing) {
       this.disposing = (async () => {
         const all = [...this.live, ...this.finished];
-        await Promise.all(all.map((h) => h.terminate()));
+        await Promise.all([...all.map((h) => h.terminate()), ...[...this.terminals].map((t) => t.terminate())]);
         await Promise.all(all.map((h) => h.waitForExit()));
         this.live.clear();
         this.finished.clear();

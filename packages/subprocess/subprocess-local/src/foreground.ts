@@ -1,0 +1,125 @@
+/**
+ * Foreground facts of a terminal session from /proc (Linux): the foreground process group
+ * (`tpgid`, field 8 of /proc/<shell>/stat) and whether it is blocked waiting for terminal input
+ * (from /proc/<pid>/task/<tid>/syscall of every thread: a read on the tty, an epoll watching the
+ * tty, or a poll/select by a process whose stdin is the tty). What cannot be read is null.
+ */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { ForegroundFacts } from '@dsh/subprocess';
+import { procAvailable, snapshotProcs } from './proc-table.js';
+import { waitSyscalls } from './syscalls.js';
+
+/** Pid, process group and terminal foreground group of the shell, from its stat line. */
+function shellStat(pid: number): { pgid: number; sid: number; tpgid: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const state = f[0];
+    if (!state || state === 'Z' || state === 'X') return null;
+    return { pgid: Number(f[2]), sid: Number(f[3]), tpgid: Number(f[5]) };
+  } catch {
+    return null;
+  }
+}
+
+/** The terminal a process has as its stdin, e.g. `/dev/pts/3`, or null. */
+export function ttyOf(pid: number): string | null {
+  try {
+    const target = readlinkSync(`/proc/${pid}/fd/0`);
+    return target.startsWith('/dev/pts/') || target.startsWith('/dev/tty') ? target : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether fd `fd` of `pid` is the session's terminal (its device path, or the /dev/tty alias). */
+function fdIsTty(pid: number, fd: number, tty: string): boolean {
+  try {
+    const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    return target === tty || target === '/dev/tty';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether an epoll instance watches an fd that is the tty (fdinfo lists its targets as `tfd:`). */
+function epollWatchesTty(pid: number, epfd: number, tty: string): boolean {
+  try {
+    const info = readFileSync(`/proc/${pid}/fdinfo/${epfd}`, 'utf8');
+    for (const m of info.matchAll(/^tfd:\s+(\d+)/gm)) if (fdIsTty(pid, Number(m[1]), tty)) return true;
+  } catch {
+    // unreadable: not evidence
+  }
+  return false;
+}
+
+/** True/false when the process's threads could be read; null when none could. */
+function waitingOnTty(pid: number, tty: string): boolean | null {
+  const table = waitSyscalls();
+  if (!table) return null;
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  let readAny = false;
+  for (const tid of tids) {
+    let fields: string[];
+    try {
+      fields = readFileSync(`/proc/${pid}/task/${tid}/syscall`, 'latin1').trim().split(' ');
+    } catch {
+      continue;
+    }
+    readAny = true;
+    const nr = Number(fields[0]);
+    const arg0 = Number.parseInt(fields[1] ?? '', 16);
+    if (!Number.isInteger(nr) || nr < 0) continue; // "running" or not in a syscall
+    if (table.read.includes(nr) && fdIsTty(pid, arg0, tty)) return true;
+    if (table.epoll.includes(nr) && epollWatchesTty(pid, arg0, tty)) return true;
+    if (table.poll.includes(nr) && fdIsTty(pid, 0, tty)) return true;
+  }
+  return readAny ? false : null;
+}
+
+function commandOf(pid: number): string | null {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
+    if (argv.length > 0) return argv.join(' ');
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Facts about the foreground of the terminal whose session leader is `shellPid` and whose
+ * device is `tty` (null when unknown: stdinWait is then null too).
+ */
+export function inspectForeground(shellPid: number, tty: string | null): ForegroundFacts {
+  const shell = procAvailable() ? shellStat(shellPid) : null;
+  if (!shell) return { shellPgid: shellPid, foregroundPgid: null, stdinWait: null, command: null };
+  const foregroundPgid = shell.tpgid > 0 ? shell.tpgid : null;
+  if (foregroundPgid === null || tty === null) {
+    return { shellPgid: shell.pgid, foregroundPgid, stdinWait: null, command: null };
+  }
+  let members: number[];
+  if (foregroundPgid === shell.pgid) members = [shellPid];
+  else {
+    const procs = snapshotProcs();
+    if (!procs) return { shellPgid: shell.pgid, foregroundPgid, stdinWait: null, command: commandOf(foregroundPgid) };
+    members = procs.filter((p) => p.pgid === foregroundPgid && p.sid === shell.sid).map((p) => p.pid);
+  }
+  let stdinWait: boolean | null = members.length === 0 ? null : false;
+  for (const pid of members) {
+    const waiting = waitingOnTty(pid, tty);
+    if (waiting === true) {
+      stdinWait = true;
+      break;
+    }
+    if (waiting === null && stdinWait === false) stdinWait = null;
+  }
+  return { shellPgid: shell.pgid, foregroundPgid, stdinWait, command: commandOf(members[0] ?? foregroundPgid) };
+}

@@ -1,0 +1,67 @@
+/**
+ * The `shell` terminal backend: a persistent, interactive bash on a PTY from ctx.subprocess.
+ */
+import { DshError } from '@dsh/core';
+import type { SubprocessRuntime } from '@dsh/subprocess';
+import type { OpenRequest, TerminalBackend, TerminalSession } from '@dsh/terminal';
+import { type BashTerminalConfig, type ResolvedBashTerminalConfig, resolveTerminalConfig } from './config.js';
+import { newNonce, writeRcFile } from './rcfile.js';
+import { BashSession } from './session.js';
+
+/** Backend type name of the persistent bash. */
+export const SHELL_BACKEND = 'shell';
+
+/** Opens persistent bash sessions. */
+export class BashTerminalBackend implements TerminalBackend {
+  readonly type = SHELL_BACKEND;
+  readonly config: ResolvedBashTerminalConfig;
+
+  /** @throws DshError `INVALID_ARGUMENT` for a bad config. */
+  constructor(
+    private readonly subprocess: () => SubprocessRuntime,
+    config: BashTerminalConfig = {},
+  ) {
+    this.config = resolveTerminalConfig(config);
+  }
+
+  /**
+   * Starts bash and waits for its first prompt; only then is the session returned.
+   * @throws DshError `TERMINAL_START_FAILED` (cleaned up), `TERMINAL_CLEANUP_FAILED` (could not clean up),
+   *   or the substrate's start error (`CWD_NOT_FOUND`, `PTY_UNAVAILABLE`, …).
+   */
+  async open(request: OpenRequest): Promise<TerminalSession> {
+    const nonce = newNonce();
+    const rc = writeRcFile(nonce);
+    let handle: Awaited<ReturnType<SubprocessRuntime['spawnTerminal']>>;
+    try {
+      handle = await this.subprocess().spawnTerminal({
+        argv: [this.config.bash, '--noprofile', '--rcfile', rc.path, '-i'],
+        cwd: request.cwd ?? this.config.cwd,
+        env: { TERM: 'xterm-256color', ...this.config.env },
+        cols: request.cols,
+        rows: request.rows,
+        graceMs: this.config.graceMs,
+      });
+    } catch (error) {
+      rc.remove();
+      throw error;
+    }
+    const session = new BashSession(handle, nonce, this.config);
+    const ready = await session.firstPrompt(this.config.openTimeoutMs);
+    rc.remove(); // read at start-up; the nonce no longer needs to exist on disk
+    if (ready) return session;
+    const why = session.state() === 'exited' ? 'bash exited before its first prompt' : 'bash showed no prompt in time';
+    try {
+      await session.close();
+    } catch (error) {
+      throw new DshError(
+        'TERMINAL_CLEANUP_FAILED',
+        `${why}, and its processes could not be cleaned up: ${String(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw new DshError('TERMINAL_START_FAILED', `${why}; check the bash program and the working directory.`);
+  }
+}

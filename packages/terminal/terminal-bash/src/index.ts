@@ -1,0 +1,22 @@
+/**
+ * @dsh/terminal-bash: the persistent bash backend (`shell`) of ctx.terminals.
+ */
+export { BashTerminalBackend, SHELL_BACKEND } from './backend.js';
+export type { BashTerminalConfig, ResolvedBashTerminalConfig } from './config.js';
+export {
+  DEFAULT_IDLE_SILENCE_MS,
+  DEFAULT_OPEN_TIMEOUT_MS,
+  DEFAULT_SCROLLBACK_CHARS,
+  DEFAULT_SHELL_READ_SETTLE_MS,
+  DEFAULT_STDIN_SETTLE_MS,
+  DEFAULT_TERMINAL_GRACE_MS,
+  OPENING_MAX_CHARS,
+  resolveTerminalConfig,
+} from './config.js';
+export { TERMINAL_BASH_PLUGIN, terminalBashPlugin } from './plugin.js';
+export type { PromptMarker } from './rcfile.js';
+export { newNonce, parseMarker, rcText } from './rcfile.js';
+export type { OscListener } from './sanitizer.js';
+export { Sanitizer, sanitize } from './sanitizer.js';
+export { Scrollback } from './scrollback.js';
+export { BashSession } from './session.js';

@@ -1,0 +1,52 @@
+/**
+ * The private start-up file of a persistent bash: a prompt marker (OSC 133;D) that carries the
+ * last exit code, this session's nonce and a sequence number. The nonce and the hook are shell
+ * variables, never exported, so programs run in the session do not inherit them.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A per-session secret that only the shell's own prompt hook prints. */
+export function newNonce(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** The rc text for a session with this nonce. */
+export function rcText(nonce: string): string {
+  return [
+    'unset HISTFILE',
+    "bind 'set enable-bracketed-paste off' 2>/dev/null",
+    "PS1='$ '",
+    "PS2=''",
+    `__dsh_nonce='${nonce}'`,
+    '__dsh_seq=0',
+    '__dsh_prompt() { local e=$?; __dsh_seq=$((__dsh_seq+1)); printf \'\\033]133;D;%s;%s;%s\\007\' "$e" "$__dsh_nonce" "$__dsh_seq"; return $e; }',
+    'PROMPT_COMMAND=__dsh_prompt',
+    '',
+  ].join('\n');
+}
+
+/** Writes the rc file into a fresh private directory; `remove` deletes both. */
+export function writeRcFile(nonce: string): { path: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-term-'));
+  const path = join(dir, 'bashrc');
+  writeFileSync(path, rcText(nonce), { mode: 0o600 });
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A parsed prompt marker. */
+export interface PromptMarker {
+  exitCode: number;
+  seq: number;
+}
+
+/** The marker in an OSC payload when it carries this session's nonce, else null (forgeries included). */
+export function parseMarker(payload: string, nonce: string): PromptMarker | null {
+  const parts = payload.split(';');
+  if (parts.length !== 5 || parts[0] !== '133' || parts[1] !== 'D' || parts[3] !== nonce) return null;
+  const exitCode = Number(parts[2]);
+  const seq = Number(parts[4]);
+  return Number.isInteger(exitCode) && Number.isInteger(seq) ? { exitCode, seq } : null;
+}

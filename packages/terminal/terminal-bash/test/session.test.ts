@@ -1,0 +1,188 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createOwner, isDshError } from '@dsh/core';
+import { describe, expect, it } from 'vitest';
+import { isAlive, termRig, tracker, waitFor } from './helpers.js';
+
+async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (error) {
+    return isDshError(error) ? error.code : String(error);
+  }
+  return 'none';
+}
+
+describe('persistent bash sessions (real PTYs)', () => {
+  it('echo round trip: stdin_read with the exit code; false gives 1', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect(await sh.send('echo hello')).toEqual({
+      reason: 'stdin_read',
+      output: 'hello\n',
+      state: 'running',
+      commandExitCode: 0,
+      cancelled: false,
+    });
+    expect(await sh.send('false')).toMatchObject({ reason: 'stdin_read', commandExitCode: 1, output: '' });
+  });
+
+  it('cwd, variables and functions persist between sends', async () => {
+    const r = await termRig();
+    mkdirSync(join(r.cwd, 'deeper'));
+    const sh = await r.shell();
+    await sh.send('cd deeper && export GREETING=hi && greet() { echo "$GREETING from $(pwd)"; }');
+    expect((await sh.send('greet')).output).toBe(`hi from ${join(r.cwd, 'deeper')}\n`);
+  });
+
+  it('a second send while one is in flight is TERMINAL_BUSY', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const first = sh.send('sleep 0.5; echo done');
+    expect(await codeOf(sh.send('echo too soon'))).toBe('TERMINAL_BUSY');
+    expect((await first).output).toBe('done\n');
+  });
+
+  it('cancel of sleep 100 brings the prompt back and the shell survives; false after settle', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const running = sh.send('sleep 100', 60_000);
+    await waitFor(() => r.terminals.list(r.me)[0]?.busy && readFileSync('/proc/loadavg') && true);
+    await new Promise((res) => setTimeout(res, 100));
+    expect(await r.terminals.cancel(r.me, sh.id)).toBe(true);
+    expect(await running).toMatchObject({
+      reason: 'stdin_read',
+      cancelled: true,
+      commandExitCode: 130,
+      state: 'running',
+    });
+    expect(await r.terminals.cancel(r.me, sh.id)).toBe(false);
+    expect((await sh.send('echo alive')).output).toBe('alive\n');
+  });
+
+  it('a python input() prompt is stdin_read long before the timeout', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const asked = await sh.send(`python3 -c "name = input('name? '); print(name * 2)"`, 30_000);
+    expect(asked).toMatchObject({ reason: 'stdin_read', commandExitCode: null, state: 'running' });
+    expect(asked.output).toContain('name? ');
+    const answered = await sh.send('ab');
+    expect(answered).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 });
+    expect(answered.output).toContain('abab');
+  });
+
+  it('a timeout leaves the session running and usable', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect(await sh.send('sleep 1; echo woke', 200)).toMatchObject({
+      reason: 'timeout',
+      state: 'running',
+      commandExitCode: null,
+    });
+    const next = await sh.send('echo after');
+    expect(next.output).toContain('after\n');
+    expect(next.reason).toBe('stdin_read');
+  });
+
+  it('a forged marker without the nonce does not end a send early', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const res = await sh.send("printf '\\033]133;D;0;forged-nonce;999\\007'; sleep 0.3; echo real-end");
+    expect(res).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 });
+    expect(res.output).toBe('real-end\n');
+  });
+
+  it('exit 3 is session_exited with the code; the session state is exited', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect(await sh.send('exit 3')).toMatchObject({ reason: 'session_exited', state: 'exited', commandExitCode: 3 });
+    expect(r.terminals.list(r.me)[0]?.state).toBe('exited');
+    expect(await sh.send('echo late')).toMatchObject({ reason: 'session_exited', output: '' });
+  });
+
+  it('full-screen programs do not wedge it: top -b -n1, and less on a file then q', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect((await sh.send('top -b -n1 | head -1')).output).toMatch(/^top - /);
+    const paged = await sh.send('less /etc/passwd');
+    expect(paged).toMatchObject({ reason: 'stdin_read', commandExitCode: null });
+    expect(paged.output).toContain('root:');
+    expect(await sh.send('q')).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 });
+    expect((await sh.send('echo back')).output).toBe('back\n');
+  });
+
+  it('scrollback pages by offset, bounded, independent of send deltas', async () => {
+    const r = await termRig({ scrollbackChars: 2000 });
+    const sh = await r.shell();
+    const res = await sh.send('for i in $(seq 1 400); do echo "line $i"; done');
+    expect(res.output.endsWith('line 400\n')).toBe(true);
+    const last = r.terminals.scrollback(r.me, sh.id, { limit: 100 });
+    expect(last.nextOffset - last.offset).toBe(last.text.length);
+    expect(last.text).toContain('line 400');
+    const oldest = r.terminals.scrollback(r.me, sh.id, { offset: 0, limit: 50 });
+    expect(oldest.offset).toBe(oldest.startOffset);
+    expect(oldest.offset).toBeGreaterThan(0); // asked below what is kept: flagged by offset > requested
+    const next = r.terminals.scrollback(r.me, sh.id, { offset: oldest.nextOffset, limit: 50 });
+    expect(next.offset).toBe(oldest.nextOffset);
+    const again = r.terminals.scrollback(r.me, sh.id, { offset: oldest.offset, limit: 50 });
+    expect(again.text).toBe(oldest.text); // reading never consumes
+    expect((await sh.send('echo fresh')).output).toBe('fresh\n'); // the send delta is unaffected by reads
+  });
+
+  it('a foreign owner is refused exactly like an unknown id', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const stranger = createOwner('agent');
+    for (const op of [
+      () => r.terminals.send(stranger, sh.id, { text: 'id', timeoutMs: 1000 }),
+      () => r.terminals.cancel(stranger, sh.id),
+      () => r.terminals.scrollback(stranger, sh.id, { limit: 10 }),
+      () => r.terminals.close(stranger, sh.id),
+      () => r.terminals.send(r.me, 'term-00000000', { text: 'id', timeoutMs: 1000 }),
+    ]) {
+      expect(await codeOf(op)).toBe('TERMINAL_NOT_FOUND');
+    }
+    expect(r.terminals.list(stranger)).toEqual([]);
+  });
+
+  it('close waits for cleanup and is true once, then false; the id is gone', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const bg = await sh.send('sleep 100 & echo "pid=$!"');
+    const child = Number(/pid=(\d+)/.exec(bg.output)?.[1]);
+    expect(isAlive(child)).toBe(true);
+    const first = r.terminals.close(r.me, sh.id);
+    expect(await r.terminals.close(r.me, sh.id)).toBe(false); // another close is in flight
+    expect(await first).toBe(true);
+    expect(isAlive(child)).toBe(false);
+    expect(await r.terminals.close(r.me, sh.id)).toBe(false);
+    expect(await codeOf(sh.send('echo x'))).toBe('TERMINAL_NOT_FOUND');
+  });
+
+  it('sessions survive reload of the backend and service plugins; teardown ends every process', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const shellPid = Number.parseInt((await sh.send('echo $$')).output, 10);
+    const bgPid = Number(/pid=(\d+)/.exec((await sh.send('sleep 100 & echo "pid=$!"')).output)?.[1]);
+    expect(isAlive(shellPid) && isAlive(bgPid)).toBe(true);
+    await r.composition.reload('terminal-bash');
+    await r.composition.reload('terminal');
+    expect((await sh.send('echo still here')).output).toBe('still here\n');
+    expect(r.terminals.backendTypes()).toEqual(['shell']);
+    const pending = tracker(r.composition.dispose());
+    await waitFor(() => pending.settled, 'dispose');
+    expect(isAlive(shellPid)).toBe(false);
+    expect(isAlive(bgPid)).toBe(false);
+  });
+
+  it('disposeOwner closes only that owner’s sessions, and waits for them', async () => {
+    const r = await termRig();
+    const mine = await r.shell();
+    const other = createOwner('other');
+    const { id: theirs } = await r.terminals.open(other, { type: 'shell' });
+    await r.terminals.disposeOwner(r.me);
+    expect(r.terminals.list(r.me)).toEqual([]);
+    expect(await codeOf(mine.send('echo x'))).toBe('TERMINAL_NOT_FOUND');
+    expect((await r.terminals.send(other, theirs, { text: 'echo ok', timeoutMs: 20_000 })).output).toBe('ok\n');
+  });
+});

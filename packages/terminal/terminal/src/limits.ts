@@ -1,0 +1,11 @@
+/** Open sessions per owner: each holds a PTY and a shell; a runaway loop must fail loudly. */
+export const MAX_SESSIONS_PER_OWNER = 16;
+/** Closed ids remembered (per service) so a repeated close answers false instead of "not found". */
+export const MAX_CLOSED_REMEMBERED = 1024;
+/** Longest scrollback page, in characters: what a model can take in one read. */
+export const MAX_SCROLLBACK_PAGE = 30_000;
+/** Longest send deadline: a send that needs longer should poll with shorter sends. */
+export const MAX_SEND_TIMEOUT_MS = 600_000;
+/** Default terminal size: wide enough that most tools do not wrap. */
+export const DEFAULT_COLS = 120;
+export const DEFAULT_ROWS = 40;

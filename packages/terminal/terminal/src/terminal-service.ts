@@ -1,0 +1,224 @@
+/**
+ * `TerminalService` (ctx.terminals): ids minted here, owner-only access (a foreign id reads as
+ * unknown), backends by type, publication only after setup, one send at a time, cancel,
+ * scrollback, and close/disposeOwner that wait for cleanup.
+ */
+import { randomBytes } from 'node:crypto';
+import { DshError, isOwner, type Owner } from '@dsh/core';
+import { MAX_CLOSED_REMEMBERED, MAX_SESSIONS_PER_OWNER } from './limits.js';
+import type {
+  ScrollbackPage,
+  SendResult,
+  TerminalBackend,
+  TerminalId,
+  TerminalInfo,
+  TerminalSession,
+} from './types.js';
+import { checkOpen, checkPage, checkSend } from './validate.js';
+
+declare module '@dsh/core' {
+  interface ServiceMap {
+    /** Persistent interactive terminals, owned by agents. */
+    terminals: TerminalService;
+  }
+}
+
+interface Entry {
+  id: TerminalId;
+  owner: Owner;
+  name: string | null;
+  type: string;
+  session: TerminalSession;
+  createdAt: number;
+  sending: Promise<SendResult> | null;
+  closing: Promise<void> | null;
+}
+
+/** Persistent terminals by owner. */
+export class TerminalService {
+  private readonly backends = new Map<string, TerminalBackend>();
+  private readonly entries = new Map<string, Entry>();
+  /** Ids closed, with their owner: a repeated close by that owner answers false. */
+  private readonly closed = new Map<string, Owner>();
+  private disposing: Promise<void> | undefined;
+
+  /** Makes `backend` the one serving its type (a reloaded backend replaces the old one; sessions live on). */
+  registerBackend(backend: TerminalBackend): void {
+    if (typeof backend?.type !== 'string' || typeof backend.open !== 'function') {
+      throw new DshError('INVALID_ARGUMENT', 'a terminal backend needs { type, open }.');
+    }
+    this.backends.set(backend.type, backend);
+  }
+
+  /** Removes `backend` if it still serves its type. Open sessions are not affected. */
+  unregisterBackend(backend: TerminalBackend): void {
+    if (this.backends.get(backend.type) === backend) this.backends.delete(backend.type);
+  }
+
+  /** Types that can be opened now. */
+  backendTypes(): string[] {
+    return [...this.backends.keys()];
+  }
+
+  /**
+   * Opens a session; it is published (and gets an id) only once its backend finished setting it up.
+   * @throws DshError `INVALID_ARGUMENT`, `TERMINAL_BACKEND_NOT_FOUND`, `TERMINAL_NAME_TAKEN`,
+   *   `TERMINAL_LIMIT`, `DISPOSED`, or the backend's failure (e.g. `TERMINAL_CLEANUP_FAILED`).
+   */
+  async open(owner: Owner, options: { type: string; name?: string; cwd?: string; cols?: number; rows?: number }) {
+    this.checkOwner(owner);
+    const o = checkOpen(options);
+    const backend = this.backends.get(o.type);
+    if (!backend) {
+      throw new DshError(
+        'TERMINAL_BACKEND_NOT_FOUND',
+        `No terminal backend "${o.type}"; available: ${this.backendTypes().join(', ') || 'none'}.`,
+        {
+          data: { type: o.type },
+        },
+      );
+    }
+    this.checkOpenable(owner, o.name);
+    const session = await backend.open({ cwd: o.cwd, cols: o.cols, rows: o.rows });
+    if (this.disposing) {
+      await session.close();
+      throw new DshError('DISPOSED', 'the terminal service was disposed while the session opened.');
+    }
+    let id: TerminalId;
+    do id = `term-${randomBytes(4).toString('hex')}` as TerminalId;
+    while (this.entries.has(id) || this.closed.has(id));
+    this.entries.set(id, {
+      id,
+      owner,
+      name: o.name,
+      type: o.type,
+      session,
+      createdAt: Date.now(),
+      sending: null,
+      closing: null,
+    });
+    return { id, name: o.name, opening: session.opening };
+  }
+
+  /**
+   * Sends input and waits until the session is ready again (or the timeout).
+   * @throws DshError `TERMINAL_NOT_FOUND`, `TERMINAL_BUSY` (a send is in flight), `INVALID_ARGUMENT`.
+   */
+  async send(owner: Owner, id: TerminalId | string, input: { text: string; timeoutMs: number }): Promise<SendResult> {
+    const entry = this.find(owner, id);
+    const checked = checkSend(input);
+    if (entry.sending) {
+      throw new DshError(
+        'TERMINAL_BUSY',
+        `Terminal ${entry.id} is still busy with the previous input; wait for it, or cancel it first.`,
+        {
+          data: { terminalId: entry.id },
+        },
+      );
+    }
+    const sending = entry.session.send(checked);
+    entry.sending = sending;
+    try {
+      return await sending;
+    } finally {
+      entry.sending = null;
+    }
+  }
+
+  /** Interrupts the send in flight (SIGINT to the foreground). False when none is in flight. @throws DshError `TERMINAL_NOT_FOUND`. */
+  async cancel(owner: Owner, id: TerminalId | string): Promise<boolean> {
+    const entry = this.find(owner, id);
+    return entry.sending !== null && entry.session.cancel();
+  }
+
+  /** A page of the session's scrollback (independent of sends' deltas). @throws DshError `TERMINAL_NOT_FOUND`, `INVALID_ARGUMENT`. */
+  scrollback(owner: Owner, id: TerminalId | string, page: { offset?: number; limit: number }): ScrollbackPage {
+    return this.find(owner, id).session.scrollback(checkPage(page));
+  }
+
+  /**
+   * Closes a session and waits for its cleanup. False while another close of it is in flight,
+   * and once it is closed. @throws DshError `TERMINAL_NOT_FOUND` (unknown or foreign id).
+   */
+  async close(owner: Owner, id: TerminalId | string): Promise<boolean> {
+    this.checkOwner(owner);
+    if (typeof id === 'string' && this.closed.get(id) === owner) return false;
+    const closing = typeof id === 'string' ? this.entries.get(id) : undefined;
+    if (closing?.owner === owner && closing.closing) return false; // another close is in flight
+    await this.closeEntry(this.find(owner, id));
+    return true;
+  }
+
+  /** The owner's sessions, oldest first. */
+  list(owner: Owner): TerminalInfo[] {
+    this.checkOwner(owner);
+    return [...this.entries.values()]
+      .filter((e) => e.owner === owner && !e.closing)
+      .map((e) => ({
+        id: e.id,
+        name: e.name,
+        type: e.type,
+        state: e.session.state(),
+        createdAt: e.createdAt,
+        busy: e.sending !== null,
+      }));
+  }
+
+  /** Closes every session of `owner` and waits for all cleanup. */
+  async disposeOwner(owner: Owner): Promise<void> {
+    this.checkOwner(owner);
+    await Promise.all([...this.entries.values()].filter((e) => e.owner === owner).map((e) => this.closeEntry(e)));
+  }
+
+  /** Closes every session (composition teardown). Idempotent. */
+  dispose(): Promise<void> {
+    this.disposing ??= Promise.all([...this.entries.values()].map((e) => this.closeEntry(e))).then(() => undefined);
+    return this.disposing;
+  }
+
+  private closeEntry(entry: Entry): Promise<void> {
+    entry.closing ??= entry.session.close().finally(() => {
+      this.entries.delete(entry.id);
+      this.closed.set(entry.id, entry.owner);
+      if (this.closed.size > MAX_CLOSED_REMEMBERED) this.closed.delete(this.closed.keys().next().value as string);
+    });
+    return entry.closing;
+  }
+
+  private checkOpenable(owner: Owner, name: string | null): void {
+    if (this.disposing) throw new DshError('DISPOSED', 'the terminal service has been disposed.');
+    const mine = [...this.entries.values()].filter((e) => e.owner === owner && !e.closing);
+    if (mine.length >= MAX_SESSIONS_PER_OWNER) {
+      throw new DshError('TERMINAL_LIMIT', `You have ${mine.length} open terminals (the limit); close one first.`);
+    }
+    if (name !== null && mine.some((e) => e.name === name)) {
+      throw new DshError(
+        'TERMINAL_NAME_TAKEN',
+        `You already have a terminal named "${name}"; pick another name or close it.`,
+        {
+          data: { name },
+        },
+      );
+    }
+  }
+
+  private find(owner: Owner, id: TerminalId | string): Entry {
+    this.checkOwner(owner);
+    const entry = typeof id === 'string' ? this.entries.get(id) : undefined;
+    if (!entry || entry.owner !== owner || entry.closing) {
+      throw new DshError(
+        'TERMINAL_NOT_FOUND',
+        `No terminal "${String(id)}" (unknown, closed, or not yours); terminal_open starts one.`,
+        {
+          data: { terminalId: id },
+        },
+      );
+    }
+    return entry;
+  }
+
+  private checkOwner(owner: Owner): void {
+    if (!isOwner(owner))
+      throw new DshError('INVALID_ARGUMENT', 'terminals need an owner made by createAgent()/createOwner().');
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Input checks of the terminal service: every malformed field is `INVALID_ARGUMENT` naming it.
+ */
+import { isAbsolute } from 'node:path';
+import { DshError } from '@dsh/core';
+import { DEFAULT_COLS, DEFAULT_ROWS, MAX_SCROLLBACK_PAGE, MAX_SEND_TIMEOUT_MS } from './limits.js';
+
+/** Owner-local names: short, printable, no spaces. */
+const NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+function invalid(field: string, problem: string): never {
+  throw new DshError('INVALID_ARGUMENT', `terminal ${field} ${problem}.`, { data: { field } });
+}
+
+function size(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 10_000) {
+    invalid(field, 'must be an integer in [1, 10000]');
+  }
+  return value;
+}
+
+/** Checked open options. */
+export function checkOpen(options: unknown): {
+  type: string;
+  name: string | null;
+  cwd: string | undefined;
+  cols: number;
+  rows: number;
+} {
+  if (typeof options !== 'object' || options === null) invalid('options', 'must be an object');
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!['type', 'name', 'cwd', 'cols', 'rows'].includes(key)) invalid(key, 'is not a known option');
+  }
+  if (typeof o.type !== 'string' || o.type === '') invalid('type', 'must name a backend');
+  if (o.name !== undefined && (typeof o.name !== 'string' || !NAME.test(o.name))) {
+    invalid('name', 'must be 1-64 letters, digits, dots, dashes or underscores');
+  }
+  if (o.cwd !== undefined && (typeof o.cwd !== 'string' || !isAbsolute(o.cwd)))
+    invalid('cwd', 'must be an absolute path');
+  return {
+    type: o.type,
+    name: (o.name as string | undefined) ?? null,
+    cwd: o.cwd as string | undefined,
+    cols: size(o.cols, 'cols', DEFAULT_COLS),
+    rows: size(o.rows, 'rows', DEFAULT_ROWS),
+  };
+}
+
+/** Checked send input. */
+export function checkSend(input: unknown): { text: string; timeoutMs: number } {
+  if (typeof input !== 'object' || input === null) invalid('input', 'must be { text, timeoutMs }');
+  const { text, timeoutMs } = input as Record<string, unknown>;
+  if (typeof text !== 'string') invalid('text', 'must be a string');
+  if (
+    typeof timeoutMs !== 'number' ||
+    !Number.isFinite(timeoutMs) ||
+    timeoutMs <= 0 ||
+    timeoutMs > MAX_SEND_TIMEOUT_MS
+  ) {
+    invalid('timeoutMs', `must be a number of milliseconds in (0, ${MAX_SEND_TIMEOUT_MS}]`);
+  }
+  return { text, timeoutMs: Math.ceil(timeoutMs) };
+}
+
+/** Checked scrollback page request. */
+export function checkPage(page: unknown): { offset?: number; limit: number } {
+  if (typeof page !== 'object' || page === null) invalid('page', 'must be { offset?, limit }');
+  const { offset, limit } = page as Record<string, unknown>;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_SCROLLBACK_PAGE) {
+    invalid('limit', `must be an integer in [1, ${MAX_SCROLLBACK_PAGE}]`);
+  }
+  if (offset !== undefined && (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0)) {
+    invalid('offset', 'must be a non-negative integer');
+  }
+  return offset === undefined ? { limit } : { offset, limit };
+}
