@@ -186,3 +186,22 @@ describe('persistent bash sessions (real PTYs)', () => {
     expect((await r.terminals.send(other, theirs, { text: 'echo ok', timeoutMs: 20_000 })).output).toBe('ok\n');
   });
 });
+
+describe('opening a persistent bash', () => {
+  it('a shell that dies before its first prompt fails to open, cleaned up and unpublished', async () => {
+    const r = await termRig({ bash: '/bin/false', openTimeoutMs: 5_000 });
+    expect(await codeOf(r.terminals.open(r.me, { type: 'shell' }))).toBe('TERMINAL_START_FAILED');
+    expect(r.terminals.list(r.me)).toEqual([]);
+  });
+
+  it('a missing working directory is the substrate’s typed error', async () => {
+    const r = await termRig();
+    expect(await codeOf(r.terminals.open(r.me, { type: 'shell', cwd: '/nonexistent-dir' }))).toBe('CWD_NOT_FOUND');
+  });
+
+  it('the nonce is not exported to programs the shell runs', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect((await sh.send('env | grep -c __dsh || true')).output).toBe('0\n');
+  });
+});
