@@ -3,6 +3,7 @@
  * dumpConfig and dispose (DESIGN §8).
  */
 import { Composition, type Ctx, createOwner, type Owner, type ToolInfo, type ToolResult } from '@dsh/core';
+import type {} from '@dsh/terminal';
 import { type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
 import { type PresetName, presetPlugins } from './presets.js';
 import { SessionLog } from './session-log.js';
@@ -34,6 +35,8 @@ export interface Dsh {
   reload(plugin: string): Promise<void>;
   /** Mounted plugins, services, tools and the resolved configuration, as plain JSON. */
   dumpConfig(): Record<string, unknown>;
+  /** Closes every terminal the agent holds and waits for their cleanup (jobs stay until teardown). */
+  disposeAgent(agent: Owner): Promise<void>;
   /** Teardown: every process, job and PTY ended and joined. Idempotent. */
   dispose(): Promise<void>;
 }
@@ -63,7 +66,7 @@ function dump(composition: Composition, preset: PresetName, config: ResolvedDshC
 
 /**
  * Mounts a preset.
- * @throws DshError `INVALID_ARGUMENT` (bad config or preset), `NOT_IMPLEMENTED` (a preset not built yet),
+ * @throws DshError `INVALID_ARGUMENT` (bad config or preset),
  *   or a plugin's setup failure.
  */
 export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
@@ -84,6 +87,10 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       },
     },
     reload: (plugin) => composition.reload(plugin),
+    disposeAgent: async (agent) => {
+      const terminals = composition.ctx.terminals;
+      if (terminals) await terminals.disposeOwner(agent);
+    },
     dumpConfig: () => dump(composition, preset, config, log),
     dispose: () => composition.dispose(),
   };

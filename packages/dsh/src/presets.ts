@@ -5,22 +5,21 @@ import { bashLocalPlugin } from '@dsh/bash-local';
 import { DshError, type Plugin } from '@dsh/core';
 import { jobsPlugin } from '@dsh/jobs';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
+import { terminalPlugin } from '@dsh/terminal';
+import { terminalBashPlugin } from '@dsh/terminal-bash';
 import { toolBashPlugin } from '@dsh/tool-bash';
+import { toolBashPersistentPlugin } from '@dsh/tool-bash-persistent';
+import { toolTerminalPlugin } from '@dsh/tool-terminal';
 import type { ResolvedDshConfig } from './config.js';
 
 /** Preset names of DESIGN §8. */
 export const PRESETS = ['base', 'full', 'minimal'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
-/** Presets that need packages this build does not have yet, and which issue brings them. */
-const NOT_YET: Partial<Record<PresetName, string>> = {
-  full: 'the terminal packages (ctx.terminals)',
-  minimal: 'the persistent bash backend (terminal-bash)',
-};
-
 /**
- * The plugins of a preset, in mount order.
- * @throws DshError `INVALID_ARGUMENT` (unknown preset), `NOT_IMPLEMENTED` (a preset not built yet).
+ * The plugins of a preset, in mount order: `base` (one-shot bash + jobs), `full` (base +
+ * terminals), `minimal` (bash in a persistent shell).
+ * @throws DshError `INVALID_ARGUMENT` for an unknown preset.
  */
 export function presetPlugins(preset: PresetName, config: ResolvedDshConfig): Plugin[] {
   if (!PRESETS.includes(preset)) {
@@ -28,20 +27,15 @@ export function presetPlugins(preset: PresetName, config: ResolvedDshConfig): Pl
       data: { field: 'preset' },
     });
   }
-  const missing = NOT_YET[preset];
-  if (missing) {
-    throw new DshError(
-      'NOT_IMPLEMENTED',
-      `Preset "${preset}" needs ${missing}, which this build does not include yet; use "base".`,
-      {
-        data: { preset },
-      },
-    );
-  }
-  return [
-    subprocessLocalPlugin({ containment: config.subprocess.containment }),
-    bashLocalPlugin({ ...config.shell, cwd: config.workspace }),
+  const { workspace } = config;
+  const substrate = subprocessLocalPlugin({ containment: config.subprocess.containment });
+  const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace })];
+  if (preset === 'minimal') return [substrate, ...terminals, toolBashPersistentPlugin({ workspace })];
+  const base = [
+    substrate,
+    bashLocalPlugin({ ...config.shell, cwd: workspace }),
     jobsPlugin(config.jobs),
-    toolBashPlugin({ workspace: config.workspace }),
+    toolBashPlugin({ workspace }),
   ];
+  return preset === 'full' ? [...base, ...terminals, toolTerminalPlugin({ workspace })] : base;
 }

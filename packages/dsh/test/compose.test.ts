@@ -47,10 +47,8 @@ describe('compose', () => {
     expect(res).toMatchObject({ isError: false, data: { exit_code: 0 } });
   });
 
-  it('rejects unknown presets, presets not built yet, and bad config keys with typed errors', async () => {
+  it('rejects unknown presets and bad config keys with typed errors', async () => {
     expect(await codeOf(compose({ preset: 'fancy' as 'base' }))).toBe('INVALID_ARGUMENT');
-    expect(await codeOf(compose({ preset: 'full' }))).toBe('NOT_IMPLEMENTED');
-    expect(await codeOf(compose({ preset: 'minimal' }))).toBe('NOT_IMPLEMENTED');
     expect(await codeOf(compose({ config: { shel: {} } as never }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(compose({ config: { sandbox: { mode: 'open' as 'read-only' } } }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(compose({ config: { shell: { timeoutMs: -1 } } }))).toBe('INVALID_ARGUMENT');
@@ -113,5 +111,45 @@ describe('compose', () => {
   it('a tool call with an owner not made by createAgent is a harness bug: INVALID_ARGUMENT', async () => {
     const dsh = await make();
     expect(await codeOf(dsh.tools.call({ name: 'x' } as never, 'bash', { command: 'ls' }))).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('presets with terminals', () => {
+  it('full = base tools + terminal tools; minimal = the persistent bash only', async () => {
+    const full = await make({ preset: 'full' });
+    expect(full.tools.list().map((t) => t.name)).toEqual([
+      'bash',
+      'job_output',
+      'job_kill',
+      'job_list',
+      'terminal_open',
+      'terminal_send',
+      'terminal_read',
+      'terminal_cancel',
+      'terminal_close',
+    ]);
+    expect(full.ctx.keys()).toEqual(['subprocess', 'shell', 'jobs', 'terminals']);
+    const minimal = await make({ preset: 'minimal' });
+    expect(minimal.tools.list().map((t) => t.name)).toEqual(['bash']);
+    const agent = minimal.createAgent('m');
+    await minimal.tools.call(agent, 'bash', { command: 'cd /tmp' });
+    expect(parseShellResult((await minimal.tools.call(agent, 'bash', { command: 'pwd' })).text).stdout).toBe('/tmp\n');
+  });
+
+  it("reload('terminal-bash') and reload('tool-terminal') keep sessions; dispose ends them", async () => {
+    const dsh = await make({ preset: 'full' });
+    const agent = dsh.createAgent('t');
+    const id = (await dsh.tools.call(agent, 'terminal_open', {})).data.terminal_id as string;
+    const pid = Number.parseInt(
+      (await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, input: 'echo $$' })).text,
+      10,
+    );
+    await dsh.reload('terminal-bash');
+    await dsh.reload('tool-terminal');
+    const again = await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, input: 'echo same' });
+    expect(again.text).toContain('same');
+    await dsh.disposeAgent(agent);
+    expect(alive(pid)).toBe(false);
+    await dsh.dispose();
   });
 });

@@ -82,7 +82,11 @@ describe('kill racing a natural end', () => {
     const p = ex.start(ex.resolve({ command: 'sleep 30 & echo $!; exit 0' }));
     const pid = p.pid as number;
     await waitFor(() => !isAlive(pid), 'bash exited');
-    const sleeper = Number.parseInt(p.readOutput().text, 10);
+    let seen = '';
+    const sleeper = await waitFor(() => {
+      seen += p.readOutput().text;
+      return Number.parseInt(seen, 10) || null;
+    }, 'the sleeper pid');
     expect(isAlive(sleeper)).toBe(true);
     expect(await p.kill()).toBe(false);
     expect(await p.done).toMatchObject({ exitCode: 0, killed: false });

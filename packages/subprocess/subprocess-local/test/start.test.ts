@@ -92,12 +92,6 @@ describe('starting programs', () => {
     await rt.dispose();
     expect(codeOf(() => rt.spawn(spec(['true'])))).toBe('DISPOSED');
   });
-
-  it('spawnTerminal is NOT_IMPLEMENTED until the terminal issue', async () => {
-    await expect(
-      runtime().spawnTerminal({ argv: ['bash'], cwd: '/', env: {}, cols: 80, rows: 24, graceMs: 100 }),
-    ).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
-  });
 });
 
 describe('resolveExecutable', () => {

@@ -17,6 +17,7 @@ export function newNonce(): string {
 export function rcText(nonce: string): string {
   return [
     'unset HISTFILE',
+    'set +H', // no history expansion: a "!" in a command means "!", as in a script
     "bind 'set enable-bracketed-paste off' 2>/dev/null",
     "PS1='$ '",
     "PS2=''",

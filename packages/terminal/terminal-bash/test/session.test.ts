@@ -205,3 +205,11 @@ describe('opening a persistent bash', () => {
     expect((await sh.send('env | grep -c __dsh || true')).output).toBe('0\n');
   });
 });
+
+describe('shell quirks a model would trip on', () => {
+  it('"!" is not history expansion', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect(await sh.send(`echo 'wow!' "yes!"`)).toMatchObject({ output: 'wow! yes!\n', commandExitCode: 0 });
+  });
+});

@@ -1,8 +1,6 @@
 /**
- * Argument schemas of the bash and job tools (zod, exported as JSON Schema) and the one place
- * that turns a validation failure into a model-readable error result.
+ * Argument schemas of the bash and job tools (zod, exported as JSON Schema through core's tool kit).
  */
-import type { ToolResult } from '@dsh/core';
 import { z } from 'zod';
 
 /** Arguments of `bash`. */
@@ -48,37 +46,4 @@ export const jobIdArgs = z
 /** Arguments of `job_list`. */
 export const noArgs = z.object({}).strict();
 
-/** JSON Schema of a zod schema, for `tools.list()`. */
-export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
-  return rest;
-}
-
-/** A tool error the model can act on. */
-export function toolError(text: string, code: string, data: Record<string, unknown> = {}): ToolResult {
-  return { text, isError: true, data: { error: { code }, ...data } };
-}
-
-/** Parses `args` or explains, in one message, every problem and the expected shape. */
-export function parseArgs<T>(
-  schema: z.ZodType<T>,
-  args: unknown,
-  tool: string,
-): { ok: true; value: T } | { ok: false; result: ToolResult } {
-  const parsed = schema.safeParse(args ?? {});
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const problems = parsed.error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? `"${issue.path.join('.')}"` : 'arguments';
-    if (issue.code === 'unrecognized_keys') return `unknown argument(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    return `${where}: ${issue.message}`;
-  });
-  const expected = Object.keys((jsonSchema(schema).properties as object | undefined) ?? {}).join(', ') || 'none';
-  return {
-    ok: false,
-    result: toolError(
-      `Invalid arguments for ${tool}: ${problems.join('; ')}. Accepted arguments: ${expected}. Fix them and call ${tool} again.`,
-      'INVALID_ARGUMENT',
-      { issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
-    ),
-  };
-}
+export { jsonSchema, parseArgs, toolError } from '@dsh/core';

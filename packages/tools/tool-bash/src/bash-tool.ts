@@ -2,12 +2,11 @@
  * The `bash` tool: validates, resolves the workdir, and runs in the foreground through ctx.shell
  * or in the background through ctx.jobs. Bad input is an `isError` result, never a throw.
  */
-import { isDshError, type ToolContext, type ToolDefinition, type ToolResult } from '@dsh/core';
+import { isDshError, resolveWorkdir, type ToolContext, type ToolDefinition, type ToolResult } from '@dsh/core';
 import type { JobRun } from '@dsh/jobs';
 import type { ShellExecSpec, ShellExecutor } from '@dsh/shell';
 import { bashArgs, jsonSchema, parseArgs, toolError } from './args.js';
 import { factsOf, renderForModel, renderMarkersOnly } from './render-facts.js';
-import { resolveWorkdir } from './workdir.js';
 
 /** What the bash tool needs to know about its composition. */
 export interface BashToolOptions {

@@ -9,4 +9,3 @@ export { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 export { TOOL_BASH_PLUGIN, toolBashPlugin } from './plugin.js';
 export { capForModel, factsOf, notesFor, renderForModel, renderMarkersOnly } from './render-facts.js';
 export { saveText, spillDirOf } from './save-output.js';
-export { resolveWorkdir } from './workdir.js';

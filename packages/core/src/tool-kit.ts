@@ -1,0 +1,74 @@
+/**
+ * What every tool package shares: zod schemas exported as JSON Schema, validation failures
+ * turned into one model-readable error result (never a throw), workdirs resolved against the
+ * workspace, and private files for output a model was shown only part of.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { ToolResult } from './tools.js';
+
+/** JSON Schema of a zod schema, for `tools.list()`. */
+export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return rest;
+}
+
+/** A tool error the model can act on. */
+export function toolError(text: string, code: string, data: Record<string, unknown> = {}): ToolResult {
+  return { text, isError: true, data: { error: { code }, ...data } };
+}
+
+/** Parses `args` or explains, in one message, every problem and the expected shape. */
+export function parseArgs<T>(
+  schema: z.ZodType<T>,
+  args: unknown,
+  tool: string,
+): { ok: true; value: T } | { ok: false; result: ToolResult } {
+  const parsed = schema.safeParse(args ?? {});
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const problems = parsed.error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? `"${issue.path.join('.')}"` : 'arguments';
+    if (issue.code === 'unrecognized_keys') return `unknown argument(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    return `${where}: ${issue.message}`;
+  });
+  const expected = Object.keys((jsonSchema(schema).properties as object | undefined) ?? {}).join(', ') || 'none';
+  return {
+    ok: false,
+    result: toolError(
+      `Invalid arguments for ${tool}: ${problems.join('; ')}. Accepted arguments: ${expected}. Fix them and call ${tool} again.`,
+      'INVALID_ARGUMENT',
+      { issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+    ),
+  };
+}
+
+/** The absolute workdir, or a message telling the model what to do instead. */
+export function resolveWorkdir(workspace: string, workdir: string | undefined): { dir: string } | { error: string } {
+  const dir = workdir === undefined ? workspace : isAbsolute(workdir) ? resolve(workdir) : resolve(workspace, workdir);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) {
+    return {
+      error: `workdir "${workdir ?? dir}" is not an existing directory (resolved to ${dir}; relative paths start at the workspace ${workspace}). Use an existing directory, or create it first with mkdir -p.`,
+    };
+  }
+  return { dir };
+}
+
+/** Writes `text` to a new private file (0600) in `dir` (made 0700); its path, or null when it could not be written. */
+export function saveText(dir: string, label: string, text: string): string | null {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, `dsh-${process.pid}-${randomBytes(8).toString('hex')}.${label}`);
+    writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+    return path;
+  } catch {
+    return null;
+  }
+}

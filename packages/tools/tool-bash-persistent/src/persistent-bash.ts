@@ -1,0 +1,165 @@
+/**
+ * The `bash` tool of the minimal preset: every call runs in the agent's own persistent shell, so
+ * cwd, environment and functions carry over. A command that hangs past its deadline, or stops
+ * to wait for input this tool cannot give, is interrupted (Ctrl-C); if the shell cannot be
+ * brought back to its prompt it is replaced, so the next call never inherits a wedged shell.
+ */
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import {
+  isDshError,
+  jsonSchema,
+  type Owner,
+  parseArgs,
+  saveText,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+  toolError,
+} from '@dsh/core';
+import { planDisplay, renderShellResult } from '@dsh/shell';
+import type { SendResult, TerminalService } from '@dsh/terminal';
+import { z } from 'zod';
+
+/** The owner-local name of the persistent shell. */
+export const PERSISTENT_SESSION_NAME = 'persistent-bash';
+/** Default deadline of one command, as for the one-shot bash tool. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Longest deadline a call may ask for. */
+export const MAX_TIMEOUT_MS = 600_000;
+/** How long an interrupt may take to bring the prompt back before the shell is replaced. */
+export const INTERRUPT_WAIT_MS = 5_000;
+/** Longest body a model sees (the rest is saved to a file named in a note). */
+const BODY_MAX_CHARS = 28_000;
+
+const args = z
+  .object({
+    command: z
+      .string()
+      .trim()
+      .min(1)
+      .describe('The bash command to run in your persistent shell (cwd, env and functions persist).'),
+    timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe(`Interrupt the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}).`),
+  })
+  .strict();
+
+async function session(terminals: TerminalService, owner: Owner, workspace: string, notes: string[]): Promise<string> {
+  const found = terminals.list(owner).find((t) => t.name === PERSISTENT_SESSION_NAME);
+  if (found?.state === 'running') return found.id;
+  if (found) {
+    await terminals.close(owner, found.id);
+    notes.push('your previous shell had exited, so this command ran in a new one (cwd and variables were reset)');
+  }
+  return (await terminals.open(owner, { type: 'shell', name: PERSISTENT_SESSION_NAME, cwd: workspace })).id;
+}
+
+/** Interrupts whatever holds the shell; true when the prompt came back. */
+async function interrupt(terminals: TerminalService, owner: Owner, id: string): Promise<SendResult | null> {
+  const r = await terminals.send(owner, id, { text: '\x03', timeoutMs: INTERRUPT_WAIT_MS });
+  return r.reason === 'stdin_read' && r.commandExitCode !== null ? r : null;
+}
+
+/** Creates the persistent `bash` tool. */
+export function createPersistentBashTool(options: { workspace: string }): ToolDefinition {
+  return {
+    name: 'bash',
+    description:
+      'Run a bash command in your own persistent shell: cd, exports and functions carry over to the next call. Output ends with [exit code: N]. Commands that wait for input are interrupted; give input with a pipe or heredoc.',
+    inputSchema: jsonSchema(args),
+    async call(raw: unknown, { ctx, owner, signal }: ToolContext): Promise<ToolResult> {
+      const parsed = parseArgs(args, raw, 'bash');
+      if (!parsed.ok) return parsed.result;
+      const { command } = parsed.value;
+      const timeoutMs = parsed.value.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+      const terminals = ctx.get('terminals');
+      const notes: string[] = [];
+      try {
+        const id = await session(terminals, owner, options.workspace, notes);
+        const onAbort = (): void => void terminals.cancel(owner, id);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        let r: SendResult;
+        try {
+          r = await terminals.send(owner, id, { text: command, timeoutMs });
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+        }
+        let output = r.output;
+        let exitCode = r.commandExitCode;
+        const stuck =
+          r.reason === 'timeout' || r.reason === 'inferred_idle' || (r.reason === 'stdin_read' && exitCode === null);
+        if (stuck) {
+          notes.push(
+            r.reason === 'stdin_read'
+              ? 'the command stopped to wait for input, which this tool cannot type; it was interrupted — pass input with a pipe or heredoc'
+              : `the command was interrupted at its deadline; raise timeout_ms (at most ${MAX_TIMEOUT_MS}) if it needs longer`,
+          );
+          const back = await interrupt(terminals, owner, id);
+          if (back) {
+            output += back.output;
+            exitCode = back.commandExitCode;
+          } else {
+            await terminals.close(owner, id);
+            notes.push(
+              'the shell did not come back to its prompt, so it was replaced; the next call starts a fresh shell',
+            );
+            exitCode = null;
+          }
+        }
+        if (r.state === 'exited') {
+          await terminals.close(owner, id);
+          notes.push('the shell exited; the next call starts a fresh one');
+        }
+        const plan = planDisplay(output, '', BODY_MAX_CHARS);
+        if (plan.cut.stdout) {
+          const path = saveText(join(tmpdir(), `dsh-${userInfo().username}`, 'spill'), 'terminal', output);
+          notes.push(
+            path
+              ? `only the end of the output is shown; all of it is in ${path}`
+              : 'only the end of the output is shown',
+          );
+        }
+        const text = renderShellResult(
+          {
+            exitCode,
+            signal: null,
+            timedOut: stuck && r.reason !== 'stdin_read' && !r.cancelled,
+            aborted: r.cancelled,
+            timeoutMs,
+            stdout: { text: output, truncated: false, totalBytes: Buffer.byteLength(output), spillPath: null },
+            stderr: { text: '', truncated: false, totalBytes: 0, spillPath: null },
+            sandbox: null,
+            startError: null,
+          },
+          { maxChars: BODY_MAX_CHARS, notes },
+        );
+        return {
+          text,
+          isError: false,
+          data: {
+            exit_code: exitCode,
+            reason: r.reason,
+            timed_out: stuck && r.reason !== 'stdin_read',
+            aborted: r.cancelled,
+            terminal_id: id,
+          },
+        };
+      } catch (error) {
+        if (isDshError(error, 'TERMINAL_BUSY')) {
+          return toolError(
+            'Your shell is still running a previous command; wait for that call to return, then try again.',
+            error.code,
+          );
+        }
+        if (isDshError(error))
+          return toolError(`The persistent shell could not be used (${error.code}): ${error.message}`, error.code);
+        throw error;
+      }
+    },
+  };
+}

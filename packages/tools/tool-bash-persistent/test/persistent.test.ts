@@ -1,0 +1,83 @@
+import { Composition, createOwner, type Owner, type ToolResult } from '@dsh/core';
+import { parseShellResult } from '@dsh/shell';
+import { subprocessLocalPlugin } from '@dsh/subprocess-local';
+import { terminalPlugin } from '@dsh/terminal';
+import { terminalBashPlugin } from '@dsh/terminal-bash';
+import { toolBashPersistentPlugin } from '@dsh/tool-bash-persistent';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, tempDir } from '../../../../test/support.js';
+
+const open: Composition[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.dispose()));
+});
+
+async function rig() {
+  const workspace = tempDir('dsh-pbash-');
+  const c = await Composition.create([
+    subprocessLocalPlugin(),
+    terminalPlugin(),
+    terminalBashPlugin({ cwd: workspace }),
+    toolBashPersistentPlugin({ workspace }),
+  ]);
+  open.push(c);
+  const agent = createOwner('agent');
+  const bash = (args: unknown, who: Owner = agent): Promise<ToolResult> => c.tools.call(who, 'bash', args);
+  return { c, agent, bash, workspace };
+}
+
+describe('persistent bash tool', () => {
+  it('cwd, env and functions persist between calls; results parse back to facts', async () => {
+    const r = await rig();
+    await r.bash({ command: 'mkdir -p sub && cd sub && export X=42 && f() { echo "f:$X:$(pwd)"; }' });
+    const res = await r.bash({ command: 'f; exit_code_check() { return 7; }; exit_code_check' });
+    expect(res.isError).toBe(false);
+    expect(parseShellResult(res.text)).toMatchObject({ exitCode: 7, stdout: `f:42:${r.workspace}/sub\n` });
+  });
+
+  it('each agent has its own shell', async () => {
+    const r = await rig();
+    await r.bash({ command: 'export MINE=1' });
+    const other = createOwner('agent');
+    const probe = 'echo "$' + '{MINE:-unset}"'; // a shell expansion, not a template
+    expect(parseShellResult((await r.bash({ command: probe }, other)).text).stdout).toBe('unset\n');
+  });
+
+  it('a hung command is interrupted at its deadline and the shell stays usable', async () => {
+    const r = await rig();
+    await r.bash({ command: 'export KEEP=yes' });
+    const res = await r.bash({ command: 'sleep 100', timeout_ms: 300 });
+    const p = parseShellResult(res.text);
+    expect(p).toMatchObject({ timedOut: true, exitCode: 130 });
+    expect(p.notes.join()).toMatch(/interrupted at its deadline/);
+    expect(parseShellResult((await r.bash({ command: 'echo $KEEP' })).text).stdout).toBe('yes\n');
+  });
+
+  it('a command waiting for input is interrupted instead of hanging', async () => {
+    const r = await rig();
+    const res = await r.bash({ command: 'read -p "password: " pw; echo got' });
+    const p = parseShellResult(res.text);
+    expect(p.notes.join()).toMatch(/wait for input/);
+    expect(p.exitCode).not.toBe(0);
+    expect(parseShellResult((await r.bash({ command: 'echo fine' })).text)).toMatchObject({
+      stdout: 'fine\n',
+      exitCode: 0,
+    });
+  });
+
+  it('after exit, the next call starts a fresh shell and says so', async () => {
+    const r = await rig();
+    const first = parseShellResult((await r.bash({ command: 'echo $$' })).text);
+    const exited = await r.bash({ command: 'exit 4' });
+    expect(parseShellResult(exited.text)).toMatchObject({ exitCode: 4 });
+    const next = parseShellResult((await r.bash({ command: 'echo $$' })).text);
+    expect(next.stdout).not.toBe(first.stdout);
+    expect(isAlive(Number(first.stdout))).toBe(false);
+  });
+
+  it('bad arguments are isError results', async () => {
+    const r = await rig();
+    expect((await r.bash({ command: '' })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+    expect((await r.bash({ command: 'ls', timeout_ms: 10_000_000 })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+  });
+});

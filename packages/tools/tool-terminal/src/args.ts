@@ -1,0 +1,52 @@
+/**
+ * Argument schemas of the terminal tools.
+ */
+import { z } from 'zod';
+
+const terminalId = z.string().min(1).describe('The id terminal_open returned (e.g. term-1a2b3c4d).');
+
+export const openArgs = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .optional()
+      .describe('A short name of your own for this terminal (letters, digits, . _ -).'),
+    workdir: z.string().min(1).optional().describe('Starting directory; relative paths start at the workspace.'),
+  })
+  .strict();
+
+export const sendArgs = z
+  .object({
+    terminal_id: terminalId,
+    input: z.string().describe('What to type. Enter is pressed after it; several lines are typed one after another.'),
+    timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .max(600_000)
+      .optional()
+      .describe('Longest wait for the terminal to be ready again (default 30000). The session keeps running after it.'),
+  })
+  .strict();
+
+export const readArgs = z
+  .object({
+    terminal_id: terminalId,
+    offset: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('Character offset to read from (default: the latest output).'),
+    limit: z
+      .number()
+      .int()
+      .positive()
+      .max(30_000)
+      .optional()
+      .describe('Characters to read (default 10000, at most 30000).'),
+  })
+  .strict();
+
+export const idArgs = z.object({ terminal_id: terminalId }).strict();

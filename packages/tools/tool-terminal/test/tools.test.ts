@@ -1,0 +1,98 @@
+import { Composition, createOwner, type Owner, type ToolResult } from '@dsh/core';
+import { subprocessLocalPlugin } from '@dsh/subprocess-local';
+import { terminalPlugin } from '@dsh/terminal';
+import { terminalBashPlugin } from '@dsh/terminal-bash';
+import { toolTerminalPlugin } from '@dsh/tool-terminal';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, tempDir } from '../../../../test/support.js';
+
+const open: Composition[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.dispose()));
+});
+
+async function rig() {
+  const workspace = tempDir('dsh-tterm-');
+  const c = await Composition.create([
+    subprocessLocalPlugin(),
+    terminalPlugin(),
+    terminalBashPlugin({ cwd: workspace }),
+    toolTerminalPlugin({ workspace }),
+  ]);
+  open.push(c);
+  const agent = createOwner('agent');
+  const call = (tool: string, args: unknown, who: Owner = agent): Promise<ToolResult> => c.tools.call(who, tool, args);
+  return { c, agent, call, workspace };
+}
+
+describe('terminal tools', () => {
+  it('open, send, read, close: a model-readable round trip', async () => {
+    const r = await rig();
+    expect(r.c.tools.list().map((t) => t.name)).toEqual([
+      'terminal_open',
+      'terminal_send',
+      'terminal_read',
+      'terminal_cancel',
+      'terminal_close',
+    ]);
+    const opened = await r.call('terminal_open', { name: 'main' });
+    expect(opened.isError).toBe(false);
+    const id = opened.data.terminal_id as string;
+    expect(opened.text).toContain(`Opened terminal ${id} (main) in ${r.workspace}`);
+    const sent = await r.call('terminal_send', { terminal_id: id, input: 'echo hi; false' });
+    expect(sent.text).toBe('hi\n[ready at the prompt; exit code: 1]');
+    expect(sent.data).toMatchObject({ reason: 'stdin_read', exit_code: 1, state: 'running' });
+    const read = await r.call('terminal_read', { terminal_id: id, limit: 200 });
+    expect(read.text).toMatch(/hi\n[\s\S]*\[characters \d+–\d+; oldest kept 0; continue with offset \d+\]$/);
+    const asking = await r.call('terminal_send', { terminal_id: id, input: `python3 -c "print(input('? ') + '!')"` });
+    expect(asking.text).toMatch(/\[waiting for input/);
+    expect((await r.call('terminal_send', { terminal_id: id, input: 'yes' })).text).toContain('yes!');
+    expect((await r.call('terminal_close', { terminal_id: id })).data.closed).toBe(true);
+    expect((await r.call('terminal_close', { terminal_id: id })).data.closed).toBe(false);
+    const gone = await r.call('terminal_send', { terminal_id: id, input: 'ls' });
+    expect(gone).toMatchObject({ isError: true, data: { error: { code: 'TERMINAL_NOT_FOUND' } } });
+  });
+
+  it('timeout and cancel: the session keeps running; cancel interrupts what is in flight', async () => {
+    const r = await rig();
+    const id = (await r.call('terminal_open', {})).data.terminal_id as string;
+    const slow = await r.call('terminal_send', { terminal_id: id, input: 'sleep 100', timeout_ms: 200 });
+    expect(slow.text).toMatch(/\[still running after 200 ms;/);
+    const pending = r.call('terminal_send', { terminal_id: id, input: 'sleep 100' });
+    await new Promise((res) => setTimeout(res, 200));
+    const busy = await r.call('terminal_send', { terminal_id: id, input: 'ls' });
+    expect(busy).toMatchObject({ isError: true, data: { error: { code: 'TERMINAL_BUSY' } } });
+    expect((await r.call('terminal_cancel', { terminal_id: id })).data.cancelled).toBe(true);
+    expect((await pending).data).toMatchObject({ cancelled: true });
+    expect((await r.call('terminal_cancel', { terminal_id: id })).data.cancelled).toBe(false);
+  });
+
+  it('another agent cannot see or use the terminal; bad arguments are isError', async () => {
+    const r = await rig();
+    const id = (await r.call('terminal_open', {})).data.terminal_id as string;
+    const other = createOwner('agent');
+    for (const [tool, args] of [
+      ['terminal_send', { terminal_id: id, input: 'id' }],
+      ['terminal_read', { terminal_id: id }],
+      ['terminal_cancel', { terminal_id: id }],
+      ['terminal_close', { terminal_id: id }],
+    ] as const) {
+      expect((await r.call(tool, args, other)).data.error).toEqual({ code: 'TERMINAL_NOT_FOUND' });
+    }
+    expect((await r.call('terminal_send', { terminal_id: id })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+    expect((await r.call('terminal_read', { terminal_id: id, limit: 0 })).data.error).toEqual({
+      code: 'INVALID_ARGUMENT',
+    });
+    expect((await r.call('terminal_open', { workdir: 'missing' })).data.error).toEqual({ code: 'WORKDIR_NOT_FOUND' });
+    expect((await r.call('terminal_open', { name: 'has space' })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('teardown closes every terminal and leaves no process', async () => {
+    const r = await rig();
+    const id = (await r.call('terminal_open', {})).data.terminal_id as string;
+    const pid = Number.parseInt((await r.call('terminal_send', { terminal_id: id, input: 'echo $$' })).text, 10);
+    expect(isAlive(pid)).toBe(true);
+    await r.c.dispose();
+    expect(isAlive(pid)).toBe(false);
+  });
+});
