@@ -50,6 +50,8 @@ export class BashSession implements TerminalSession {
   private readonly scroll: Scrollback;
   private readonly sanitizer: Sanitizer;
   private marker: (PromptMarker & { offset: number }) | null = null;
+  /** `performance.now()` when the latest prompt marker was parsed (for latency measurement). */
+  markerSeenAt = 0;
   private lastOutputAt = Date.now();
   private exitCode: number | null = null;
   private exited = false;
@@ -156,6 +158,7 @@ export class BashSession implements TerminalSession {
     const m = parseMarker(payload, this.nonce);
     if (!m || (this.marker && m.seq <= this.marker.seq)) return; // a forgery, or an old prompt
     this.marker = { ...m, offset };
+    this.markerSeenAt = performance.now();
     for (const waiter of [...this.markerWaiters]) waiter();
   }
 
