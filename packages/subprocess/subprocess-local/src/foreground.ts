@@ -1,10 +1,11 @@
 /**
  * Foreground facts of a terminal session from /proc (Linux): the foreground process group
  * (`tpgid`, field 8 of /proc/<shell>/stat) and whether it is blocked waiting for terminal input
- * (from /proc/<pid>/task/<tid>/syscall of every thread: a read on the tty, an epoll watching the
- * tty, or a poll/select by a process whose stdin is the tty). What cannot be read is null.
+ * (from /proc/<pid>/task/<tid>/syscall of every thread: a read on the tty, or a poll, select or
+ * epoll whose watched set includes the tty — poll and select sets are read from /proc/<pid>/mem,
+ * epoll sets from fdinfo). What cannot be read is null, never a guess.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 import type { ForegroundFacts } from '@dsh/subprocess';
 import { procAvailable, snapshotProcs } from './proc-table.js';
 import { waitSyscalls } from './syscalls.js';
@@ -53,6 +54,52 @@ function epollWatchesTty(pid: number, epfd: number, tty: string): boolean {
   return false;
 }
 
+/** Most fds looked at in one poll or select set: beyond this the answer is "unknown". */
+const MAX_WATCHED_FDS = 1024;
+/** POLLIN: the event a reader of the terminal asks for. */
+const POLLIN = 0x1;
+
+/** Bytes of the traced process's memory at `address`, or null when they cannot be read. */
+function readMemory(pid: number, address: number, length: number): Buffer | null {
+  if (!Number.isSafeInteger(address) || address <= 0 || length <= 0) return null;
+  let fd = -1;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, 'r');
+    const buf = Buffer.alloc(length);
+    return readSync(fd, buf, 0, length, address) === length ? buf : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+/** Whether a poll set (pollfd array) asks to read the tty; null when it cannot be read. */
+function pollWatchesTty(pid: number, fds: number, nfds: number, tty: string): boolean | null {
+  if (nfds === 0) return false;
+  if (nfds > MAX_WATCHED_FDS) return null;
+  const buf = readMemory(pid, fds, nfds * 8);
+  if (!buf) return null;
+  for (let i = 0; i < nfds; i++) {
+    const fd = buf.readInt32LE(i * 8);
+    const events = buf.readInt16LE(i * 8 + 4);
+    if (fd >= 0 && events & POLLIN && fdIsTty(pid, fd, tty)) return true;
+  }
+  return false;
+}
+
+/** Whether a select read set has the tty; null when it cannot be read. */
+function selectWatchesTty(pid: number, nfds: number, readfds: number, tty: string): boolean | null {
+  if (readfds === 0 || nfds === 0) return false;
+  if (nfds > MAX_WATCHED_FDS) return null;
+  const buf = readMemory(pid, readfds, Math.ceil(nfds / 64) * 8);
+  if (!buf) return null;
+  for (let fd = 0; fd < nfds; fd++) {
+    if (buf[fd >> 3] !== undefined && ((buf[fd >> 3] as number) >> (fd & 7)) & 1 && fdIsTty(pid, fd, tty)) return true;
+  }
+  return false;
+}
+
 /** True/false when the process's threads could be read; null when none could. */
 function waitingOnTty(pid: number, tty: string): boolean | null {
   const table = waitSyscalls();
@@ -64,6 +111,7 @@ function waitingOnTty(pid: number, tty: string): boolean | null {
     return null;
   }
   let readAny = false;
+  let unknown = false;
   for (const tid of tids) {
     let fields: string[];
     try {
@@ -73,13 +121,17 @@ function waitingOnTty(pid: number, tty: string): boolean | null {
     }
     readAny = true;
     const nr = Number(fields[0]);
-    const arg0 = Number.parseInt(fields[1] ?? '', 16);
+    const [arg0, arg1] = [Number.parseInt(fields[1] ?? '', 16), Number.parseInt(fields[2] ?? '', 16)];
     if (!Number.isInteger(nr) || nr < 0) continue; // "running" or not in a syscall
-    if (table.read.includes(nr) && fdIsTty(pid, arg0, tty)) return true;
-    if (table.epoll.includes(nr) && epollWatchesTty(pid, arg0, tty)) return true;
-    if (table.poll.includes(nr) && fdIsTty(pid, 0, tty)) return true;
+    let waiting: boolean | null = false;
+    if (table.read.includes(nr)) waiting = fdIsTty(pid, arg0, tty);
+    else if (table.epoll.includes(nr)) waiting = epollWatchesTty(pid, arg0, tty);
+    else if (table.poll.includes(nr)) waiting = pollWatchesTty(pid, arg0, arg1, tty);
+    else if (table.select.includes(nr)) waiting = selectWatchesTty(pid, arg0, arg1, tty);
+    if (waiting === true) return true;
+    if (waiting === null) unknown = true;
   }
-  return readAny ? false : null;
+  return readAny && !unknown ? false : null;
 }
 
 function commandOf(pid: number): string | null {

@@ -18,7 +18,7 @@ export function rcText(nonce: string): string {
   return [
     'unset HISTFILE',
     'set +H', // no history expansion: a "!" in a command means "!", as in a script
-    "bind 'set enable-bracketed-paste off' 2>/dev/null",
+    "bind 'set enable-bracketed-paste on' 2>/dev/null", // input arrives as one paste; ?2004l marks its acceptance
     "PS1='$ '",
     "PS2=''",
     `__dsh_nonce='${nonce}'`,

@@ -9,21 +9,32 @@
 const MAX_CSI_LENGTH = 64;
 /** Longest OSC payload remembered: prompt markers are short; longer payloads are only skipped. */
 const MAX_OSC_PAYLOAD = 4096;
+/** Longest DCS/SOS/PM/APC string swallowed: a stray opener in binary output must not hide the text after it. */
+const MAX_STRING_LENGTH = 4096;
+/** CAN and SUB abort any sequence in progress. */
+const CAN = 0x18;
+const SUB = 0x1a;
 
 type State = 'text' | 'esc' | 'escInter' | 'csi' | 'osc' | 'oscEsc' | 'str' | 'strEsc';
 
 /** Called with an OSC payload and the sanitized offset (characters since the start) it occurred at. */
 export type OscListener = (payload: string, offset: number) => void;
+/** Called with a CSI sequence's body (parameters and final byte, e.g. `?2004l`) and its offset. */
+export type CsiListener = (body: string, offset: number) => void;
 
 /** Sanitizes a stream chunk by chunk. */
 export class Sanitizer {
   private state: State = 'text';
   private seq = '';
   private osc = '';
+  private strLength = 0;
   private pendingCr = false;
   private emitted = 0;
 
-  constructor(private readonly onOsc: OscListener = () => undefined) {}
+  constructor(
+    private readonly onOsc: OscListener = () => undefined,
+    private readonly onCsi: CsiListener = () => undefined,
+  ) {}
 
   /** Characters of sanitized text produced so far. */
   get offset(): number {
@@ -47,6 +58,10 @@ export class Sanitizer {
         }
         emit('\n'); // a lone carriage return ends the line, so no text is overwritten away
       }
+      if ((c === CAN || c === SUB) && this.state !== 'text') {
+        this.state = 'text'; // sequence aborted; the control itself is not text
+        continue;
+      }
       switch (this.state) {
         case 'text':
           if (c === 0x1b) this.state = 'esc';
@@ -61,8 +76,10 @@ export class Sanitizer {
         case 'esc':
           if (ch === '[') this.enter('csi');
           else if (ch === ']') this.enter('osc');
-          else if (ch === 'P' || ch === 'X' || ch === '^' || ch === '_') this.state = 'str';
-          else if (c >= 0x20 && c <= 0x2f) this.state = 'escInter';
+          else if (ch === 'P' || ch === 'X' || ch === '^' || ch === '_') {
+            this.state = 'str';
+            this.strLength = 0;
+          } else if (c >= 0x20 && c <= 0x2f) this.state = 'escInter';
           else if (c === 0x1b) this.state = 'esc';
           else this.state = 'text'; // two-character escape (ESC 7, ESC =, ESC M, …)
           break;
@@ -71,8 +88,10 @@ export class Sanitizer {
           else if (c === 0x1b) this.state = 'esc';
           break;
         case 'csi':
-          if (c >= 0x40 && c <= 0x7e) this.state = 'text';
-          else if (c === 0x1b) this.state = 'esc';
+          if (c >= 0x40 && c <= 0x7e) {
+            this.state = 'text';
+            this.onCsi(this.seq + ch, this.emitted);
+          } else if (c === 0x1b) this.state = 'esc';
           else if (c < 0x20) {
             // controls inside CSI are ignored
           } else if (this.seq.length >= MAX_CSI_LENGTH) {
@@ -98,9 +117,16 @@ export class Sanitizer {
         case 'str':
           if (c === 0x1b) this.state = 'strEsc';
           else if (c === 0x9c || c === 0x07) this.state = 'text';
+          else if (++this.strLength > MAX_STRING_LENGTH) this.state = 'text'; // runaway: give the rest back as text
           break;
         case 'strEsc':
-          this.state = ch === '\\' ? 'text' : 'str';
+          if (ch === '\\') this.state = 'text';
+          else {
+            // ESC not followed by "\" ends the string; this ESC starts the next sequence
+            this.state = ch === '[' ? 'csi' : ch === ']' ? 'osc' : 'text';
+            this.seq = '';
+            this.osc = '';
+          }
           break;
       }
     }

@@ -1,16 +1,23 @@
 /**
  * A persistent bash session: output is sanitized into a bounded scrollback, prompt markers are
  * matched against the session nonce, and each send settles on combined evidence:
- * - `stdin_read`: a new marker (this send's, by sequence) with the foreground back at the shell;
- *   or a program blocked reading the terminal after a short quiet; or the shell itself blocked
- *   on the terminal with no new prompt (a `read`, an unfinished line);
+ * - `stdin_read`: the prompt marker of this send (by sequence, after the shell accepted the
+ *   input) with the foreground back at the shell; or a program blocked reading the terminal;
+ *   or the shell itself blocked on the terminal with no new prompt (a `read`, an unfinished line);
  * - `inferred_idle`: output quiet for long while the foreground cannot be observed;
  * - `timeout`: the absolute deadline (the session keeps running);
  * - `session_exited`: the shell is gone.
+ *
+ * Input for the shell's own prompt is sent as one bracketed paste (several lines wrapped in one
+ * brace group), so they run as one command with one prompt after them, and an interrupt
+ * abandons the lines that had not run yet. The
+ * shell switches paste mode off (CSI ?2004l) the moment it accepts the line: that marks where
+ * the echo ends and the command's output begins.
  */
 import type { SubprocessTerminalHandle } from '@dsh/subprocess';
 import type { ScrollbackPage, SendResult, TerminalSession, WaitReason } from '@dsh/terminal';
 import { OPENING_MAX_CHARS, POLL_MAX_MS, POLL_MIN_MS, type ResolvedBashTerminalConfig } from './config.js';
+import { writePaced } from './paced-writer.js';
 import { type PromptMarker, parseMarker } from './rcfile.js';
 import { Sanitizer } from './sanitizer.js';
 import { Scrollback } from './scrollback.js';
@@ -19,40 +26,34 @@ interface Active {
   startSeq: number;
   startOffset: number;
   startedAt: number;
-  /** Input went to the shell's prompt: its echo must appear before a prompt counts, and is cut from the output. */
-  echo: string | null;
-  /** The whole input as the shell echoes it (lines joined by newlines, ending in one). */
-  fullEcho: string;
-  /** Offset where the echo starts, once seen. */
-  echoAt: number | null;
-  /** The previous send ended without the shell's prompt (timeout, idle, a program's read): a prompt may be owed to it. */
+  /** Input went to the shell's prompt (as a paste): its prompt must follow the shell accepting it. */
+  toShell: boolean;
+  /** Offset where the shell accepted the line (paste mode off), once seen. */
+  acceptedAt: number | null;
+  /** The previous send ended without the shell's prompt: a prompt may be owed to it. */
   owed: boolean;
-  /** When the foreground was first seen blocked on the terminal with no output after it (null: not now). */
+  /** When the foreground was first seen blocked on the terminal with no output after it. */
   waitSeenAt: number | null;
+  /** Input is still being typed: a reader blocked between pieces is not "waiting for input". */
+  writing: boolean;
   cancelled: boolean;
   timer: NodeJS.Timeout;
   resolve: (result: SendResult) => void;
 }
 
-/** Characters of the echoed first line that must be seen: short enough never to reach a wrap. */
-const ECHO_PROBE_CHARS = 40;
-/** How far past the send's start the echo is looked for; past it, prompts count without it. */
-const ECHO_SEARCH_CHARS = 4096;
-
-/** Terminal input for `text`: lines end with carriage returns, as typed; one Enter at the end. */
-function asTyped(text: string): string {
-  return `${text.replace(/\r?\n$/, '').replace(/\r?\n/g, '\r')}\r`;
-}
+const PASTE_START = '\x1b[200~';
+const PASTE_END = '\x1b[201~';
 
 /** A bash on a PTY, driven one send at a time. */
 export class BashSession implements TerminalSession {
   opening = '';
+  /** `performance.now()` when the latest prompt marker was parsed (for latency measurement). */
+  markerSeenAt = 0;
   private readonly scroll: Scrollback;
   private readonly sanitizer: Sanitizer;
   private marker: (PromptMarker & { offset: number }) | null = null;
-  /** `performance.now()` when the latest prompt marker was parsed (for latency measurement). */
-  markerSeenAt = 0;
   private lastOutputAt = Date.now();
+  private outputChunks = 0;
   private exitCode: number | null = null;
   private exited = false;
   private active: Active | null = null;
@@ -68,11 +69,15 @@ export class BashSession implements TerminalSession {
     private readonly config: ResolvedBashTerminalConfig,
   ) {
     this.scroll = new Scrollback(config.scrollbackChars);
-    this.sanitizer = new Sanitizer((payload, offset) => this.onOsc(payload, offset));
+    this.sanitizer = new Sanitizer(
+      (payload, offset) => this.onOsc(payload, offset),
+      (body, offset) => this.onCsi(body, offset),
+    );
     handle.output.on('data', (chunk: string) => {
       this.scroll.append(this.sanitizer.push(chunk));
       this.lastOutputAt = Date.now();
-      if (this.active) this.active.waitSeenAt = null; // output after the block: look again
+      this.outputChunks += 1;
+      if (this.active) this.active.waitSeenAt = null; // output after a block: look again
       this.pollDelay = POLL_MIN_MS;
       this.check(false);
     });
@@ -83,21 +88,21 @@ export class BashSession implements TerminalSession {
   }
 
   /** Resolves at the first prompt (true), or false when the shell exits or `ms` pass first. */
-  firstPrompt(ms: number): Promise<boolean> {
-    if (this.marker) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => finish(false), ms);
-      const finish = (ok: boolean): void => {
-        clearTimeout(timer);
-        this.markerWaiters.delete(onMarker);
-        resolve(ok);
-      };
-      const onMarker = (): void => finish(this.marker !== null);
-      this.markerWaiters.add(onMarker);
-    }).then((ok) => {
-      if (ok && this.marker) this.opening = this.scroll.slice(0, this.marker.offset).text.slice(-OPENING_MAX_CHARS);
-      return ok as boolean;
-    });
+  async firstPrompt(ms: number): Promise<boolean> {
+    const ok =
+      this.marker !== null ||
+      (await new Promise<boolean>((resolve) => {
+        const finish = (result: boolean): void => {
+          clearTimeout(timer);
+          this.markerWaiters.delete(onMarker);
+          resolve(result);
+        };
+        const timer = setTimeout(() => finish(false), ms);
+        const onMarker = (): void => finish(this.marker !== null);
+        this.markerWaiters.add(onMarker);
+      }));
+    if (ok && this.marker) this.opening = this.scroll.slice(0, this.marker.offset).text.slice(-OPENING_MAX_CHARS);
+    return ok;
   }
 
   state(): 'running' | 'exited' {
@@ -108,23 +113,40 @@ export class BashSession implements TerminalSession {
     if (this.exited || this.closing) return Promise.resolve(this.result('session_exited', '', false));
     const facts = this.handle.inspectForeground();
     const toShell = !this.owed && (facts.foregroundPgid === null || facts.foregroundPgid === facts.shellPgid);
-    const firstLine = input.text.replace(/\r\n?/g, '\n').split('\n')[0] ?? '';
+    const lines = input.text.replace(/\r\n?/g, '\n').replace(/\n$/, '');
+    // Several lines become one brace group: one command, so an interrupt abandons the lines not yet run.
+    const command = lines.includes('\n') ? `{ ${lines}\n}` : lines;
+    const payload = toShell ? `${PASTE_START}${command}${PASTE_END}\r` : `${lines.replace(/\n/g, '\r')}\r`;
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.settle('timeout'), input.timeoutMs);
-      this.active = {
+      const active: Active = {
         startSeq: this.marker?.seq ?? 0,
         startOffset: this.scroll.end,
         startedAt: Date.now(),
-        echo: toShell && firstLine !== '' ? firstLine.slice(0, ECHO_PROBE_CHARS) : null,
-        fullEcho: `${input.text.replace(/\r\n?/g, '\n').replace(/\n$/, '')}\n`,
-        echoAt: null,
+        toShell,
+        acceptedAt: null,
         owed: this.owed,
         waitSeenAt: null,
+        writing: true,
         cancelled: false,
         timer,
         resolve,
       };
-      this.handle.write(asTyped(input.text));
+      this.active = active;
+      let seenChunks = this.outputChunks;
+      const caughtUp = (): boolean => {
+        const output = this.outputChunks !== seenChunks;
+        seenChunks = this.outputChunks;
+        return output || this.handle.inspectForeground().stdinWait === true;
+      };
+      void writePaced(
+        (chunk) => this.handle.write(chunk),
+        payload,
+        caughtUp,
+        () => this.active !== active || this.exited,
+      ).then(() => {
+        active.writing = false;
+      });
       this.pollDelay = POLL_MIN_MS;
       this.schedulePoll();
     });
@@ -162,6 +184,11 @@ export class BashSession implements TerminalSession {
     for (const waiter of [...this.markerWaiters]) waiter();
   }
 
+  private onCsi(body: string, offset: number): void {
+    const a = this.active;
+    if (body === '?2004l' && a?.toShell && a.acceptedAt === null) a.acceptedAt = offset;
+  }
+
   private onExit(exitCode: number | null): void {
     if (this.exited) return;
     this.exited = true;
@@ -182,22 +209,19 @@ export class BashSession implements TerminalSession {
     }, this.pollDelay);
   }
 
-  /** Finds the echo of the input (once), so only prompts after it count for this send. */
-  private seeEcho(a: Active): void {
-    if (a.echo === null || a.echoAt !== null) return;
-    const window = this.scroll.slice(a.startOffset, a.startOffset + ECHO_SEARCH_CHARS).text;
-    const at = window.indexOf(a.echo);
-    if (at >= 0) a.echoAt = a.startOffset + at;
-    else if (window.length >= ECHO_SEARCH_CHARS) a.echo = null; // never echoed (e.g. a tab completed it): stop requiring it
+  /** This send's prompt: newer than the send, and after the shell accepted the input when it went to the prompt. */
+  private freshMarker(a: Active): (PromptMarker & { offset: number }) | null {
+    const m = this.marker;
+    if (m === null || m.seq <= a.startSeq) return null;
+    if (a.toShell && (a.acceptedAt === null || m.offset < a.acceptedAt)) return null;
+    return m;
   }
 
   /** Decides whether the active send is done. `observe` also reads the foreground facts (polling). */
   private check(observe: boolean): void {
     const a = this.active;
     if (!a) return;
-    this.seeEcho(a);
-    const m = this.marker;
-    const fresh = m !== null && m.seq > a.startSeq && (a.echo === null || (a.echoAt !== null && m.offset > a.echoAt));
+    const fresh = this.freshMarker(a) !== null;
     if (!fresh && !observe) return;
     const facts = this.handle.inspectForeground();
     const atShell = facts.foregroundPgid === null || facts.foregroundPgid === facts.shellPgid;
@@ -207,7 +231,7 @@ export class BashSession implements TerminalSession {
       if (!a.owed || (quiet >= this.config.stdinSettleMs && facts.stdinWait !== false)) this.settle('stdin_read');
       return;
     }
-    if (!observe || fresh) return;
+    if (!observe || a.writing) return;
     if (facts.stdinWait === true) {
       // The block must hold, with no output, for a settle window measured from when it was seen:
       // what the program wrote just before blocking (its prompt) may still be on its way to us.
@@ -218,9 +242,7 @@ export class BashSession implements TerminalSession {
       return;
     }
     a.waitSeenAt = null;
-    if (facts.stdinWait === null && quiet >= this.config.idleSilenceMs) {
-      this.settle('inferred_idle');
-    }
+    if (facts.stdinWait === null && quiet >= this.config.idleSilenceMs) this.settle('inferred_idle');
   }
 
   private settle(reason: WaitReason): void {
@@ -230,26 +252,16 @@ export class BashSession implements TerminalSession {
     clearTimeout(a.timer);
     if (this.poll) clearTimeout(this.poll);
     this.poll = undefined;
-    const m = this.marker;
-    const byMarker =
-      reason === 'stdin_read' && m !== null && m.seq > a.startSeq && (a.echo === null || a.echoAt !== null);
-    this.owed = !byMarker && reason !== 'session_exited';
-    const end = byMarker && m ? m.offset : this.scroll.end;
-    const from = this.afterEcho(a, a.echoAt ?? a.startOffset, end);
-    const { text, lost } = this.scroll.slice(from, Math.max(from, end));
+    const m = reason === 'stdin_read' ? this.freshMarker(a) : null;
+    this.owed = m === null && reason !== 'session_exited';
+    const from = a.acceptedAt ?? a.startOffset;
+    const end = m ? m.offset : this.scroll.end;
+    let { text, lost } = this.scroll.slice(from, Math.max(from, end));
+    if (a.acceptedAt !== null && text.startsWith('\n')) text = text.slice(1); // the line end after the accepted input
     const output =
       lost > 0 ? `[${lost} earlier characters of this output are no longer in the scrollback]\n${text}` : text;
-    const exitCode = byMarker && m ? m.exitCode : reason === 'session_exited' ? this.exitCode : null;
+    const exitCode = m ? m.exitCode : reason === 'session_exited' ? this.exitCode : null;
     a.resolve(this.result(reason, output, a.cancelled, exitCode));
-  }
-
-  /** Where the output starts after the echo: past the whole echoed input, or at least past its first line. */
-  private afterEcho(a: Active, echoAt: number, end: number): number {
-    const seen = this.scroll.slice(echoAt, Math.max(echoAt, end)).text;
-    if (seen.startsWith(a.fullEcho)) return echoAt + a.fullEcho.length;
-    if (a.echoAt === null) return echoAt; // input to a program that did not echo it whole: keep everything
-    const newline = seen.indexOf('\n');
-    return newline < 0 ? echoAt + seen.length : echoAt + newline + 1;
   }
 
   private result(reason: WaitReason, output: string, cancelled: boolean, exitCode: number | null = null): SendResult {

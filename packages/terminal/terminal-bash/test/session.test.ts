@@ -213,3 +213,82 @@ describe('shell quirks a model would trip on', () => {
     expect(await sh.send(`echo 'wow!' "yes!"`)).toMatchObject({ output: 'wow! yes!\n', commandExitCode: 0 });
   });
 });
+
+describe('regressions from review', () => {
+  it('a large multi-line send (heredoc of 600 lines) completes without blocking the host', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const body = Array.from({ length: 600 }, (_, i) => `line ${i} ${'x'.repeat(60)}`).join('\n');
+    const timer = tracker(new Promise((res) => setTimeout(res, 50)));
+    const res = await sh.send(`cat > big.txt <<'EOF'\n${body}\nEOF\nwc -l < big.txt`, 60_000);
+    expect(timer.settled).toBe(true); // the event loop kept turning
+    expect(res).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 });
+    expect(res.output.trim().split('\n').at(-1)).toBe('600');
+  });
+
+  it('multi-line input settles at the prompt after its last line, with that exit code', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const first = await sh.send('sleep 0.2; echo one\nsleep 0.3; echo two; false');
+    expect(first).toMatchObject({ reason: 'stdin_read', commandExitCode: 1, output: 'one\ntwo\n' });
+    expect(await sh.send('echo three')).toMatchObject({ output: 'three\n', commandExitCode: 0 });
+  });
+
+  it('cancel drops the lines of the send that had not run yet', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const pending = sh.send(`sleep 100\ntouch ${r.cwd}/ran-after-cancel`, 60_000);
+    await waitFor(() => r.terminals.list(r.me)[0]?.busy, 'busy');
+    await new Promise((res) => setTimeout(res, 300));
+    await r.terminals.cancel(r.me, sh.id);
+    expect(await pending).toMatchObject({ cancelled: true, reason: 'stdin_read' });
+    await sh.send('true');
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(`${r.cwd}/ran-after-cancel`)).toBe(false);
+  });
+
+  it('a program waiting on the network is not "waiting for input"; one reading the terminal is', async () => {
+    const r = await termRig({ idleSilenceMs: 60_000 });
+    const sh = await r.shell();
+    const slow = await sh.send(
+      `python3 -c "import select,os; r,w=os.pipe(); select.select([r],[],[],1.5); print('done')"`,
+      20_000,
+    );
+    expect(slow).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 }); // waited for the prompt, not a false "input" stop
+    expect(slow.output).toContain('done');
+    const reader = await sh.send(
+      `python3 -c "import select,sys; select.select([sys.stdin],[],[]); print('read')"`,
+      20_000,
+    );
+    expect(reader).toMatchObject({ reason: 'stdin_read', commandExitCode: null });
+  });
+
+  it('after a timeout, a program that then waits for input is detected, not left to time out', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect((await sh.send('sleep 0.5', 100)).reason).toBe('timeout');
+    const cat = await sh.send('cat', 20_000);
+    expect(cat.reason).toBe('stdin_read');
+    await r.terminals.cancel(r.me, sh.id).catch(() => undefined);
+  });
+
+  it('stray DCS/APC openers in output do not swallow the prompt marker', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect(await sh.send("printf '\\033_'; echo")).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 });
+    expect(await sh.send("printf 'x\\033Py\\n'")).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 });
+  });
+
+  it('parallel opens cannot take one name twice or pass the limit; disposeOwner closes opens in flight', async () => {
+    const r = await termRig();
+    const results = await Promise.allSettled([
+      r.terminals.open(r.me, { type: 'shell', name: 'x' }),
+      r.terminals.open(r.me, { type: 'shell', name: 'x' }),
+    ]);
+    expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
+    const late = r.terminals.open(r.me, { type: 'shell', name: 'late' });
+    await r.terminals.disposeOwner(r.me);
+    expect(await codeOf(late)).toBe('DISPOSED');
+    expect(r.terminals.list(r.me)).toEqual([]);
+  });
+});

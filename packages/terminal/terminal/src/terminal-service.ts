@@ -40,6 +40,8 @@ export class TerminalService {
   private readonly entries = new Map<string, Entry>();
   /** Ids closed, with their owner: a repeated close by that owner answers false. */
   private readonly closed = new Map<string, Owner>();
+  /** Opens in progress, per owner: they hold a slot and their name until they publish or fail. */
+  private readonly pending = new Map<Owner, Set<{ name: string | null; cancelled: boolean }>>();
   private disposing: Promise<void> | undefined;
 
   /** Makes `backend` the one serving its type (a reloaded backend replaces the old one; sessions live on). */
@@ -79,10 +81,20 @@ export class TerminalService {
       );
     }
     this.checkOpenable(owner, o.name);
-    const session = await backend.open({ cwd: o.cwd, cols: o.cols, rows: o.rows });
-    if (this.disposing) {
+    const slot = { name: o.name, cancelled: false };
+    const mine = this.pending.get(owner) ?? new Set();
+    mine.add(slot);
+    this.pending.set(owner, mine);
+    let session: TerminalSession;
+    try {
+      session = await backend.open({ cwd: o.cwd, cols: o.cols, rows: o.rows });
+    } finally {
+      mine.delete(slot);
+      if (mine.size === 0) this.pending.delete(owner);
+    }
+    if (this.disposing || slot.cancelled) {
       await session.close();
-      throw new DshError('DISPOSED', 'the terminal service was disposed while the session opened.');
+      throw new DshError('DISPOSED', 'the owner or the terminal service was disposed while the session opened.');
     }
     let id: TerminalId;
     do id = `term-${randomBytes(4).toString('hex')}` as TerminalId;
@@ -167,6 +179,7 @@ export class TerminalService {
   /** Closes every session of `owner` and waits for all cleanup. */
   async disposeOwner(owner: Owner): Promise<void> {
     this.checkOwner(owner);
+    for (const slot of this.pending.get(owner) ?? []) slot.cancelled = true; // those sessions close as they publish
     await Promise.all([...this.entries.values()].filter((e) => e.owner === owner).map((e) => this.closeEntry(e)));
   }
 
@@ -188,10 +201,14 @@ export class TerminalService {
   private checkOpenable(owner: Owner, name: string | null): void {
     if (this.disposing) throw new DshError('DISPOSED', 'the terminal service has been disposed.');
     const mine = [...this.entries.values()].filter((e) => e.owner === owner && !e.closing);
-    if (mine.length >= MAX_SESSIONS_PER_OWNER) {
-      throw new DshError('TERMINAL_LIMIT', `You have ${mine.length} open terminals (the limit); close one first.`);
+    const opening = [...(this.pending.get(owner) ?? [])].filter((p) => !p.cancelled);
+    if (mine.length + opening.length >= MAX_SESSIONS_PER_OWNER) {
+      throw new DshError(
+        'TERMINAL_LIMIT',
+        `You have ${mine.length + opening.length} open terminals (the limit); close one first.`,
+      );
     }
-    if (name !== null && mine.some((e) => e.name === name)) {
+    if (name !== null && (mine.some((e) => e.name === name) || opening.some((p) => p.name === name))) {
       throw new DshError(
         'TERMINAL_NAME_TAKEN',
         `You already have a terminal named "${name}"; pick another name or close it.`,

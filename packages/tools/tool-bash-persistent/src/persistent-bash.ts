@@ -49,7 +49,22 @@ const args = z
   })
   .strict();
 
-async function session(terminals: TerminalService, owner: Owner, workspace: string, notes: string[]): Promise<string> {
+/** One session lookup (or open) at a time per owner, so parallel first calls share one shell. */
+const acquiring = new WeakMap<Owner, Promise<unknown>>();
+
+function session(terminals: TerminalService, owner: Owner, workspace: string, notes: string[]): Promise<string> {
+  const previous = acquiring.get(owner) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => findOrOpen(terminals, owner, workspace, notes));
+  acquiring.set(owner, next);
+  return next;
+}
+
+async function findOrOpen(
+  terminals: TerminalService,
+  owner: Owner,
+  workspace: string,
+  notes: string[],
+): Promise<string> {
   const found = terminals.list(owner).find((t) => t.name === PERSISTENT_SESSION_NAME);
   if (found?.state === 'running') return found.id;
   if (found) {
@@ -79,9 +94,12 @@ export function createPersistentBashTool(options: { workspace: string }): ToolDe
       const timeoutMs = parsed.value.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       const terminals = ctx.get('terminals');
       const notes: string[] = [];
+      if (signal?.aborted) return toolError('The call was aborted before the command ran.', 'ABORTED');
       try {
         const id = await session(terminals, owner, options.workspace, notes);
-        const onAbort = (): void => void terminals.cancel(owner, id);
+        if (signal?.aborted) return toolError('The call was aborted before the command ran.', 'ABORTED');
+        // The session may be closing (disposeAgent) when the abort comes: that cancel has nothing to do.
+        const onAbort = (): void => void terminals.cancel(owner, id).catch(() => undefined);
         signal?.addEventListener('abort', onAbort, { once: true });
         let r: SendResult;
         try {

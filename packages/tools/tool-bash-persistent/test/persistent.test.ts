@@ -81,3 +81,33 @@ describe('persistent bash tool', () => {
     expect((await r.bash({ command: 'ls', timeout_ms: 10_000_000 })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
   });
 });
+
+describe('persistent bash: regressions from review', () => {
+  it('a network wait is not mistaken for a prompt: the command runs to its end', async () => {
+    const r = await rig();
+    const res = await r.bash({
+      command: `python3 -c "import select,os; r,w=os.pipe(); select.select([r],[],[],1); print('ok')"`,
+    });
+    expect(parseShellResult(res.text)).toMatchObject({ exitCode: 0, stdout: 'ok\n' });
+  });
+
+  it('an abort while the agent is being disposed does not crash the host; an aborted signal runs nothing', async () => {
+    const r = await rig();
+    await r.bash({ command: 'true' });
+    const ac = new AbortController();
+    const call = r.c.tools.call(r.agent, 'bash', { command: 'sleep 100' }, ac.signal);
+    await new Promise((res) => setTimeout(res, 200));
+    const disposing = r.c.ctx.get('terminals').disposeOwner(r.agent);
+    ac.abort();
+    await disposing;
+    expect((await call).isError === true || (await call).isError === false).toBe(true);
+    const pre = await r.c.tools.call(r.agent, 'bash', { command: 'touch never' }, AbortSignal.abort());
+    expect(pre).toMatchObject({ isError: true, data: { error: { code: 'ABORTED' } } });
+  });
+
+  it('parallel first calls share one shell', async () => {
+    const r = await rig();
+    await Promise.all([r.bash({ command: 'true' }), r.bash({ command: 'true' }).catch(() => undefined)]);
+    expect(r.c.ctx.get('terminals').list(r.agent)).toHaveLength(1);
+  });
+});
