@@ -8,6 +8,7 @@ const PACKAGES: Record<string, string> = {
   '@dsh/core': 'core',
   '@dsh/subprocess-local': 'subprocess/subprocess-local',
   '@dsh/subprocess': 'subprocess/subprocess',
+  '@dsh/sandbox': 'sandbox/sandbox',
   '@dsh/shell': 'shell/shell',
   '@dsh/bash-local': 'shell/bash-local',
   '@dsh/jobs': 'jobs/jobs',

@@ -3,6 +3,7 @@
  * command through the whole stack; `dsh --dump-config` prints the composition.
  */
 import { constants } from 'node:os';
+import { SANDBOX_MODES, type SandboxMode } from '@dsh/sandbox';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { compose } from './compose.js';
 
@@ -28,6 +29,13 @@ export function exitStatusOf(result: { isError: boolean; data: Record<string, un
   return result.isError ? EXIT_USAGE : 1;
 }
 
+function sandboxMode(value: string): SandboxMode {
+  if (!(SANDBOX_MODES as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`expected one of ${SANDBOX_MODES.join(', ')}`);
+  }
+  return value as SandboxMode;
+}
+
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) {
@@ -39,8 +47,11 @@ function positiveInt(value: string): number {
 /** Signals that end `dsh run`: the first aborts the command (its tree is ended), a second ends everything now. */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-async function run(words: string[], options: { timeout?: number; workdir?: string; json?: boolean }): Promise<number> {
-  const dsh = await compose({ preset: 'base', config: { sandbox: { mode: 'danger-full-access' } } });
+async function run(
+  words: string[],
+  options: { timeout?: number; workdir?: string; json?: boolean; sandbox?: SandboxMode },
+): Promise<number> {
+  const dsh = await compose({ preset: 'base', config: { sandbox: { mode: options.sandbox ?? 'danger-full-access' } } });
   const agent = dsh.createAgent('cli');
   const abort = new AbortController();
   let stoppedBy: NodeJS.Signals | null = null;
@@ -99,9 +110,17 @@ export async function main(argv: string[]): Promise<number> {
     .option('--timeout <ms>', 'kill the command after this many milliseconds', positiveInt)
     .option('--workdir <dir>', 'working directory (relative to the current directory)')
     .option('--json', 'print the result as JSON ({ text, isError, data })')
-    .action(async (words: string[], opts: { timeout?: number; workdir?: string; json?: boolean }) => {
-      status = await run(words, opts);
-    });
+    .option(
+      '--sandbox <mode>',
+      'read-only, workspace-write (the current directory) or danger-full-access',
+      sandboxMode,
+      'danger-full-access',
+    )
+    .action(
+      async (words: string[], opts: { timeout?: number; workdir?: string; json?: boolean; sandbox?: SandboxMode }) => {
+        status = await run(words, opts);
+      },
+    );
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

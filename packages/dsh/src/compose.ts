@@ -3,6 +3,7 @@
  * dumpConfig and dispose (DESIGN §8).
  */
 import { Composition, type Ctx, createOwner, type Owner, type ToolInfo, type ToolResult } from '@dsh/core';
+import type {} from '@dsh/sandbox';
 import type {} from '@dsh/terminal';
 import { type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
 import { type PresetName, presetPlugins } from './presets.js';
@@ -56,11 +57,24 @@ function dump(composition: Composition, preset: PresetName, config: ResolvedDshC
       approver: config.approver ? 'custom' : 'none (escalations are denied)',
       sessionLog: log ? { dir: config.sessionLog?.dir, file: log.path } : null,
     },
-    sandbox: {
-      mode: config.sandbox.mode,
-      enforced: false,
-      note: 'no sandbox package is mounted in this build: commands run unconfined whatever the mode says',
-    },
+    sandbox: sandboxDump(composition, config),
+  };
+}
+
+function sandboxDump(composition: Composition, config: ResolvedDshConfig): Record<string, unknown> {
+  const fence = composition.ctx.sandbox;
+  const why = fence ? fence.unavailableReason() : 'no sandbox plugin is mounted';
+  const mode = config.sandbox.mode;
+  return {
+    mode,
+    network: mode === 'danger-full-access' || config.sandbox.network,
+    fence: why === null ? 'bubblewrap' : null,
+    note:
+      mode === 'danger-full-access'
+        ? 'commands run unconfined (danger-full-access)'
+        : why === null
+          ? `commands run inside bubblewrap (${mode})`
+          : `no fence: restricted commands will refuse to run (SANDBOX_UNAVAILABLE): ${why}`,
   };
 }
 

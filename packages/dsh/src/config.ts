@@ -5,13 +5,19 @@ import { isAbsolute, resolve } from 'node:path';
 import type { LocalBashConfig } from '@dsh/bash-local';
 import { DshError } from '@dsh/core';
 import type { JobServiceOptions } from '@dsh/jobs';
-import type { SandboxMode } from '@dsh/shell';
+import type { SandboxMode } from '@dsh/sandbox';
+import type { EscalationRequest } from '@dsh/tool-bash';
 
-/** An escalation request the approver decides (used once the sandbox package lands). */
-export interface EscalationRequest {
-  agent: string;
-  command: string;
-  justification: string;
+export type { EscalationRequest };
+
+/** Sandbox options of a composition. */
+export interface SandboxConfig {
+  /** The mode agents run in. @default 'workspace-write' */
+  mode?: SandboxMode;
+  /** Network in restricted modes. @default false */
+  network?: boolean;
+  /** Absolute path of bubblewrap. @default '/usr/bin/bwrap' */
+  bwrapPath?: string;
 }
 
 /** Everything `compose` accepts; every key is optional. */
@@ -19,11 +25,11 @@ export interface DshConfig {
   /** Absolute (or cwd-relative) workspace root: default workdir of commands. @default process.cwd() */
   workspace?: string;
   /**
-   * Sandbox mode of the composition. Recorded and reported; enforcement arrives with the sandbox
-   * package, and until then `dumpConfig()` says plainly that commands run unconfined.
-   * @default { mode: 'workspace-write' }
+   * The sandbox agents run in. Restricted modes are enforced with bubblewrap; without it they
+   * refuse to run (SANDBOX_UNAVAILABLE) and `dumpConfig()` says how to fix that.
+   * @default { mode: 'workspace-write', network: false }
    */
-  sandbox?: { mode?: SandboxMode };
+  sandbox?: SandboxConfig;
   /** ctx.shell limits (see `LocalBashConfig`). @default the executor's defaults */
   shell?: Omit<LocalBashConfig, 'cwd' | 'bash'>;
   /** ctx.jobs limits. @default the service's defaults */
@@ -39,7 +45,7 @@ export interface DshConfig {
 /** The config with defaults filled, as `dumpConfig()` shows it. */
 export interface ResolvedDshConfig {
   workspace: string;
-  sandbox: { mode: SandboxMode };
+  sandbox: { mode: SandboxMode; network: boolean; bwrapPath: string | undefined };
   shell: Omit<LocalBashConfig, 'cwd' | 'bash'>;
   jobs: JobServiceOptions;
   subprocess: { containment: 'auto' | 'session' };
@@ -68,9 +74,14 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
     invalid('workspace', 'must be a path');
   }
   const workspace = resolve(c.workspace ?? process.cwd());
-  const sandbox = objectOr<{ mode?: SandboxMode }>(c.sandbox, 'sandbox', {});
+  const sandbox = objectOr<SandboxConfig>(c.sandbox, 'sandbox', {});
   const mode = sandbox.mode ?? 'workspace-write';
   if (!MODES.has(mode)) invalid('sandbox.mode', "must be 'read-only', 'workspace-write' or 'danger-full-access'");
+  if (sandbox.network !== undefined && typeof sandbox.network !== 'boolean')
+    invalid('sandbox.network', 'must be a boolean');
+  if (sandbox.bwrapPath !== undefined && (typeof sandbox.bwrapPath !== 'string' || !isAbsolute(sandbox.bwrapPath))) {
+    invalid('sandbox.bwrapPath', 'must be an absolute path');
+  }
   const subprocess = objectOr<{ containment?: 'auto' | 'session' }>(c.subprocess, 'subprocess', {});
   if (c.approver !== undefined && typeof c.approver !== 'function') invalid('approver', 'must be an async function');
   const sessionLog =
@@ -80,7 +91,7 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   }
   return {
     workspace,
-    sandbox: { mode },
+    sandbox: { mode, network: sandbox.network ?? false, bwrapPath: sandbox.bwrapPath },
     shell: { ...objectOr(c.shell, 'shell', {}) },
     jobs: { ...objectOr(c.jobs, 'jobs', {}) },
     subprocess: { containment: subprocess.containment ?? 'auto' },

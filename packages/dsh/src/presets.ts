@@ -4,6 +4,7 @@
 import { bashLocalPlugin } from '@dsh/bash-local';
 import { DshError, type Plugin } from '@dsh/core';
 import { jobsPlugin } from '@dsh/jobs';
+import { sandboxPlugin } from '@dsh/sandbox';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
 import { terminalPlugin } from '@dsh/terminal';
 import { terminalBashPlugin } from '@dsh/terminal-bash';
@@ -29,13 +30,20 @@ export function presetPlugins(preset: PresetName, config: ResolvedDshConfig): Pl
   }
   const { workspace } = config;
   const substrate = subprocessLocalPlugin({ containment: config.subprocess.containment });
+  const fence = sandboxPlugin({
+    mode: config.sandbox.mode,
+    workspace,
+    network: config.sandbox.network,
+    ...(config.sandbox.bwrapPath ? { bwrapPath: config.sandbox.bwrapPath } : {}),
+  });
   const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace })];
-  if (preset === 'minimal') return [substrate, ...terminals, toolBashPersistentPlugin({ workspace })];
+  if (preset === 'minimal') return [substrate, fence, ...terminals, toolBashPersistentPlugin({ workspace })];
   const base = [
     substrate,
+    fence,
     bashLocalPlugin({ ...config.shell, cwd: workspace }),
     jobsPlugin(config.jobs),
-    toolBashPlugin({ workspace }),
+    toolBashPlugin({ workspace, ...(config.approver ? { approver: config.approver } : {}) }),
   ];
   return preset === 'full' ? [...base, ...terminals, toolTerminalPlugin({ workspace })] : base;
 }

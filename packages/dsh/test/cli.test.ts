@@ -47,7 +47,8 @@ describe('dsh CLI', () => {
     expect(r.status).toBe(0);
     const dumped = JSON.parse(r.stdout);
     expect(dumped.tools).toEqual(['bash', 'job_output', 'job_kill', 'job_list']);
-    expect(dumped.services).toEqual(['subprocess', 'shell', 'jobs']);
+    expect(dumped.services).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs']);
+    expect(dumped.sandbox).toMatchObject({ mode: 'workspace-write', fence: 'bubblewrap' });
   });
 });
 

@@ -40,7 +40,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 describe('compose', () => {
   it('mounts the base preset: ctx services, agents, tools', async () => {
     const dsh = await make();
-    expect(dsh.ctx.keys()).toEqual(['subprocess', 'shell', 'jobs']);
+    expect(dsh.ctx.keys()).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs']);
     expect(dsh.tools.list().map((t) => t.name)).toEqual(['bash', 'job_output', 'job_kill', 'job_list']);
     const agent = dsh.createAgent('agent-1');
     const res = await dsh.tools.call(agent, 'bash', { command: 'echo hi' });
@@ -54,23 +54,26 @@ describe('compose', () => {
     expect(await codeOf(compose({ config: { shell: { timeoutMs: -1 } } }))).toBe('INVALID_ARGUMENT');
   });
 
-  it('dumpConfig is plain JSON with plugins, config, and says the sandbox is not enforced yet', async () => {
+  it('dumpConfig is plain JSON with plugins, config, and the sandbox mode and fence in force', async () => {
     const dsh = await make({ config: { shell: { timeoutMs: 5000 } } });
     const dumped = JSON.parse(JSON.stringify(dsh.dumpConfig()));
     expect(dumped.preset).toBe('base');
     expect(dumped.plugins.map((p: { name: string }) => p.name)).toEqual([
       'subprocess-local',
+      'sandbox',
       'bash-local',
       'jobs',
       'tool-bash',
     ]);
     expect(dumped.config.shell.timeoutMs).toBe(5000);
-    expect(dumped.sandbox).toMatchObject({ mode: 'workspace-write', enforced: false });
-    expect(dumped.sandbox.note).toMatch(/unconfined/);
+    expect(dumped.sandbox).toMatchObject({ mode: 'workspace-write', network: false, fence: 'bubblewrap' });
+    const missing = await make({ config: { sandbox: { bwrapPath: '/nonexistent/bwrap' } } });
+    expect(missing.dumpConfig().sandbox).toMatchObject({ fence: null });
+    expect(String((missing.dumpConfig().sandbox as { note: string }).note)).toMatch(/apt-get install bubblewrap/);
   });
 
   it("reload('bash-local') while a background job runs leaves it running; dispose() ends and joins it", async () => {
-    const dsh = await make();
+    const dsh = await make({ config: { sandbox: { mode: 'danger-full-access' } } }); // host pids via $$
     const agent = dsh.createAgent('a');
     const started = await dsh.tools.call(agent, 'bash', {
       command: 'echo $$; exec sleep 100',
@@ -128,7 +131,7 @@ describe('presets with terminals', () => {
       'terminal_cancel',
       'terminal_close',
     ]);
-    expect(full.ctx.keys()).toEqual(['subprocess', 'shell', 'jobs', 'terminals']);
+    expect(full.ctx.keys()).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs', 'terminals']);
     const minimal = await make({ preset: 'minimal' });
     expect(minimal.tools.list().map((t) => t.name)).toEqual(['bash']);
     const agent = minimal.createAgent('m');

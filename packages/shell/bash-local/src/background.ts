@@ -3,9 +3,11 @@
  * repeat, an idempotent kill, and a `done` that settles exactly once and never rejects.
  */
 
+import { isDshError } from '@dsh/core';
+import type { Confinement, Sandbox } from '@dsh/sandbox';
 import type { ProcessRead, ShellExecSpec, ShellProcess, ShellProcessOutcome, StartFailure } from '@dsh/shell';
 import type { OutputReader, SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
-import { bashSpawnSpec, capture } from './spawn-shell.js';
+import { bashSpawnSpec, capture, confinementFor, sandboxFacts } from './spawn-shell.js';
 
 /** Opening and closing lines of a stderr section in incremental reads. */
 export const STDERR_OPEN = '[stderr]';
@@ -41,9 +43,30 @@ export class LocalShellProcess implements ShellProcess {
   private killing: Promise<boolean> | undefined;
   private pendingError: string | null = null;
 
-  constructor(subprocess: SubprocessRuntime, spec: ShellExecSpec, bash: string) {
+  private readonly confinement: Confinement | null;
+  /** Set when the run could not even be confined: it settles as failed with this error. */
+  private readonly refused: StartFailure | null;
+
+  constructor(
+    subprocess: SubprocessRuntime,
+    private readonly spec: ShellExecSpec,
+    bash: string,
+    private readonly sandbox: Sandbox | undefined,
+  ) {
     const started = Date.now();
-    this.handle = subprocess.spawn(bashSpawnSpec(spec, bash, this.kill$.signal));
+    let confinement: Confinement | null = null;
+    let refused: StartFailure | null = null;
+    try {
+      confinement = confinementFor(spec, bash, sandbox);
+    } catch (error) {
+      if (!isDshError(error, 'SANDBOX_UNAVAILABLE')) throw error;
+      refused = { code: error.code, message: error.message };
+    }
+    this.confinement = confinement;
+    this.refused = refused;
+    // A refused run starts nothing: `true` stands in, so the settle path is the same as any failure.
+    const spawnSpec = bashSpawnSpec(spec, bash, this.kill$.signal, confinement);
+    this.handle = subprocess.spawn(refused ? { ...spawnSpec, argv: ['true'] } : spawnSpec);
     void this.handle.exit.then(() => {
       this.exited = true;
     });
@@ -59,19 +82,21 @@ export class LocalShellProcess implements ShellProcess {
   private async settle(started: number): Promise<ShellProcessOutcome> {
     const outcome = await this.handle.done;
     await this.handle.terminate(); // what the command left running ends with it
-    const startError: StartFailure | null = outcome.error ? { ...outcome.error } : null;
+    const startError: StartFailure | null = this.refused ?? (outcome.error ? { ...outcome.error } : null);
     if (startError) this.pendingError = `failed to start (${startError.code}): ${startError.message}`;
     this.settled = true;
     const stderr = capture(this.handle.stderrReader);
+    const stdout = capture(this.handle.stdoutReader);
+    const evidence = { exitCode: outcome.exitCode, stdout: stdout.text, stderr: stderr.text };
     return {
-      exitCode: outcome.exitCode,
-      signal: outcome.signal,
+      exitCode: this.refused ? null : outcome.exitCode,
+      signal: this.refused ? null : outcome.signal,
       killed: this.killed,
       startError,
-      stdout: capture(this.handle.stdoutReader),
+      stdout,
       stderr: startError ? { ...stderr, text: `${stderr.text}${this.pendingError}\n` } : stderr,
       durationMs: Date.now() - started,
-      sandbox: null,
+      sandbox: sandboxFacts(this.spec, this.sandbox, this.confinement, evidence),
     };
   }
 

@@ -2,6 +2,7 @@
  * `LocalBashExecutor`: ctx.shell over ctx.subprocess, running `bash -c`.
  */
 import { DshError } from '@dsh/core';
+import type { Sandbox } from '@dsh/sandbox';
 import {
   type ShellExecRequest,
   type ShellExecResult,
@@ -14,12 +15,13 @@ import { LocalShellProcess } from './background.js';
 import { type LocalBashConfig, type ResolvedBashConfig, resolveBashConfig } from './config.js';
 import { runForeground } from './foreground.js';
 import { resolveRequest } from './resolve-request.js';
-import { assertRunnable } from './spawn-shell.js';
 
 /** What the executor stands on. */
 export interface LocalBashDeps {
   /** The process substrate (ctx.subprocess). */
   subprocess: SubprocessRuntime;
+  /** The fence for restricted modes (ctx.sandbox). @default none: restricted modes refuse to run */
+  sandbox?: Sandbox;
 }
 
 /** Runs one-shot bash commands locally. */
@@ -27,6 +29,7 @@ export class LocalBashExecutor extends ShellExecutor {
   /** The resolved configuration (every default filled). */
   readonly config: ResolvedBashConfig;
   private readonly subprocess: SubprocessRuntime;
+  private readonly sandbox: Sandbox | undefined;
 
   /**
    * @param deps `subprocess` is required.
@@ -41,6 +44,7 @@ export class LocalBashExecutor extends ShellExecutor {
       });
     }
     this.subprocess = deps.subprocess;
+    this.sandbox = deps.sandbox;
     this.config = resolveBashConfig(config);
   }
 
@@ -53,12 +57,16 @@ export class LocalBashExecutor extends ShellExecutor {
    * @throws DshError `SANDBOX_UNAVAILABLE`, or bash's own start failure (as rejections).
    */
   run(spec: ShellExecSpec, options: { signal?: AbortSignal } = {}): Promise<ShellExecResult> {
-    return runForeground(this.subprocess, spec, this.config.bash, options.signal);
+    return runForeground(this.subprocess, spec, this.config.bash, options.signal, this.sandbox);
   }
 
-  /** @throws DshError `SANDBOX_UNAVAILABLE`. */
+  /** Never throws for a missing fence: the process then settles failed with `SANDBOX_UNAVAILABLE`. */
   start(spec: ShellExecSpec): ShellProcess {
-    assertRunnable(spec);
-    return new LocalShellProcess(this.subprocess, spec, this.config.bash);
+    return new LocalShellProcess(this.subprocess, spec, this.config.bash, this.sandbox);
+  }
+
+  /** The fence in use, if any (for dumpConfig). */
+  get fence(): Sandbox | undefined {
+    return this.sandbox;
   }
 }

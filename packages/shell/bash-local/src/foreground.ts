@@ -3,9 +3,10 @@
  * first to fire names the kill. Exit facts, timeout and abort are reported independently.
  */
 
+import type { Sandbox } from '@dsh/sandbox';
 import type { ShellExecResult, ShellExecSpec } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
-import { assertRunnable, bashSpawnSpec, capture, startFailure } from './spawn-shell.js';
+import { bashSpawnSpec, capture, confinementFor, sandboxFacts, startFailure } from './spawn-shell.js';
 
 const emptyCapture = { text: '', truncated: false, totalBytes: 0, spillPath: null };
 
@@ -17,11 +18,16 @@ export async function runForeground(
   subprocess: SubprocessRuntime,
   spec: ShellExecSpec,
   bash: string,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  sandbox: Sandbox | undefined,
 ): Promise<ShellExecResult> {
-  assertRunnable(spec);
+  const confinement = confinementFor(spec, bash, sandbox);
   const started = Date.now();
-  const base = { timeoutMs: spec.timeoutMs, sandbox: null, startError: null };
+  const base = {
+    timeoutMs: spec.timeoutMs,
+    sandbox: sandboxFacts(spec, sandbox, null, { exitCode: null, stdout: '', stderr: '' }),
+    startError: null,
+  };
   if (signal?.aborted) {
     const outcome = { exitCode: null, signal: null, timedOut: false, aborted: true };
     return { ...outcome, ...base, stdout: emptyCapture, stderr: emptyCapture, durationMs: 0 };
@@ -37,22 +43,26 @@ export async function runForeground(
   const onAbort = (): void => fire('abort');
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const handle = subprocess.spawn(bashSpawnSpec(spec, bash, kill.signal));
+    const handle = subprocess.spawn(bashSpawnSpec(spec, bash, kill.signal, confinement));
     await handle.exit;
     clearTimeout(timer); // the deadline covers bash's own lifetime, not the post-exit drain
     signal?.removeEventListener('abort', onAbort);
     const outcome = await handle.done;
     await handle.terminate(); // whatever bash left behind (e.g. `sleep 100 &`) ends here
     const startError = startFailure(outcome.error);
+    const stdout = capture(handle.stdoutReader);
+    const stderr = capture(handle.stderrReader);
+    const evidence = { exitCode: outcome.exitCode, stdout: stdout.text, stderr: stderr.text };
     return {
       exitCode: outcome.exitCode,
       signal: outcome.signal,
       timedOut: cause === 'timeout',
       aborted: cause === 'abort',
-      stdout: capture(handle.stdoutReader),
-      stderr: capture(handle.stderrReader),
+      stdout,
+      stderr,
       durationMs: Date.now() - started,
       ...base,
+      sandbox: sandboxFacts(spec, sandbox, confinement, evidence),
       startError,
     };
   } finally {

@@ -2,6 +2,7 @@
  * The plugin that mounts `LocalBashExecutor` as `ctx.shell`.
  */
 import type { Plugin } from '@dsh/core';
+import type {} from '@dsh/sandbox';
 import type { LocalBashConfig } from './config.js';
 import { LocalBashExecutor } from './executor.js';
 
@@ -17,7 +18,8 @@ export function bashLocalPlugin(config: LocalBashConfig = {}): Plugin {
     name: BASH_LOCAL_PLUGIN,
     requires: ['subprocess'],
     setup(api) {
-      api.provide('shell', new LocalBashExecutor({ subprocess: api.ctx.get('subprocess') }, config));
+      const sandbox = api.ctx.has('sandbox') ? api.ctx.get('sandbox') : undefined;
+      api.provide('shell', new LocalBashExecutor({ subprocess: api.ctx.get('subprocess'), sandbox }, config));
     },
   };
 }

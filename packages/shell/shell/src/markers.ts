@@ -14,7 +14,8 @@
  *   [output truncated: showing last K of T characters]              the display cap
  *   [timed out after N ms]
  *   [aborted]
- *   [sandbox denied: file|network]
+ *   [sandbox denied: file|network; mode: MODE]
+ *   [sandbox runner failed; mode: MODE]
  *   [failed to start: CODE: MESSAGE]
  *   [exit code: N] | [killed by signal: SIGNAME] | [no exit status]
  *
@@ -30,6 +31,7 @@ const OPENINGS = [
   'timed out after ',
   'aborted]',
   'sandbox denied:',
+  'sandbox runner failed',
   'failed to start:',
   'exit code:',
   'killed by signal:',
@@ -79,8 +81,9 @@ export const RANKS = {
   timedOut: 4,
   aborted: 5,
   sandboxDenied: 6,
-  startError: 7,
-  status: 8,
+  runnerFailed: 7,
+  startError: 8,
+  status: 9,
 } as const;
 
 export type MarkerKind = keyof typeof RANKS;
@@ -92,7 +95,8 @@ export type Marker =
   | { kind: 'displayTruncated'; kept: number; total: number }
   | { kind: 'timedOut'; ms: number }
   | { kind: 'aborted' }
-  | { kind: 'sandboxDenied'; denial: 'file' | 'network' }
+  | { kind: 'sandboxDenied'; denial: 'file' | 'network'; mode: string }
+  | { kind: 'runnerFailed'; mode: string }
   | { kind: 'startError'; code: string; message: string }
   | { kind: 'status'; exitCode: number | null; signal: string | null };
 
@@ -113,7 +117,11 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => Marker][] = [
   ],
   [/^\[timed out after (\d+) ms\]$/, (m) => ({ kind: 'timedOut', ms: Number(m[1]) })],
   [/^\[aborted\]$/, () => ({ kind: 'aborted' })],
-  [/^\[sandbox denied: (file|network)\]$/, (m) => ({ kind: 'sandboxDenied', denial: m[1] as 'file' | 'network' })],
+  [
+    /^\[sandbox denied: (file|network); mode: ([a-z-]+)\]$/,
+    (m) => ({ kind: 'sandboxDenied', denial: m[1] as 'file' | 'network', mode: m[2] as string }),
+  ],
+  [/^\[sandbox runner failed; mode: ([a-z-]+)\]$/, (m) => ({ kind: 'runnerFailed', mode: m[1] as string })],
   [
     /^\[failed to start: ([A-Z0-9_]+): (.*)\]$/,
     (m) => ({ kind: 'startError', code: m[1] as string, message: m[2] as string }),

@@ -24,6 +24,10 @@ export interface ParsedShellResult {
   spillPaths: { stdout: string | null; stderr: string | null };
   sandboxDenied: boolean;
   denial: 'file' | 'network' | null;
+  /** The sandbox mode named by a sandbox marker (how a model learns the mode in force). */
+  sandboxMode: string | null;
+  /** The sandbox runner failed before the command ran. */
+  runnerFailed: boolean;
   startError: { code: string; message: string } | null;
   notes: string[];
 }
@@ -66,6 +70,8 @@ export function parseShellResult(text: string): ParsedShellResult {
     spillPaths: { stdout: null, stderr: null },
     sandboxDenied: false,
     denial: null,
+    sandboxMode: null,
+    runnerFailed: false,
     startError: null,
     notes: [],
   };
@@ -98,6 +104,11 @@ export function parseShellResult(text: string): ParsedShellResult {
       case 'sandboxDenied':
         parsed.sandboxDenied = true;
         parsed.denial = m.denial;
+        parsed.sandboxMode = m.mode;
+        break;
+      case 'runnerFailed':
+        parsed.runnerFailed = true;
+        parsed.sandboxMode = m.mode;
         break;
       case 'startError':
         parsed.startError = { code: m.code, message: m.message };

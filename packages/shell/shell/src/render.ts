@@ -98,7 +98,9 @@ export function renderShellResult(result: RenderableResult, options: RenderOptio
     trailer.push(`[output truncated: showing last ${plan.shown} of ${plan.total} characters]`);
   if (result.timedOut) trailer.push(`[timed out after ${result.timeoutMs ?? 0} ms]`);
   if (result.aborted) trailer.push('[aborted]');
-  if (result.sandbox?.denied && result.sandbox.denial) trailer.push(`[sandbox denied: ${result.sandbox.denial}]`);
+  const box = result.sandbox;
+  if (box?.denied && box.denial) trailer.push(`[sandbox denied: ${box.denial}; mode: ${box.mode}]`);
+  if (box?.runnerFailed) trailer.push(`[sandbox runner failed; mode: ${box.mode}]`);
   if (result.startError) {
     trailer.push(`[failed to start: ${result.startError.code}: ${oneLine(result.startError.message)}]`);
   }

@@ -2,29 +2,9 @@
  * The ctx.shell vocabulary (DESIGN §4): loose requests, fully required specs, orthogonal results.
  */
 
-/** Sandbox modes (DESIGN §5). */
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+import type { ResolvedSandbox, SandboxFacts } from '@dsh/sandbox';
 
-/**
- * A sandbox decision resolved for one run (filled by the tool layer from ctx.sandboxPolicy).
- * Confinement itself arrives with the sandbox package; until then only `danger-full-access` runs.
- */
-export interface ResolvedSandbox {
-  mode: SandboxMode;
-  /** Absolute directories the command may write (workspace-write). */
-  writableRoots: readonly string[];
-  /** Whether the command may use the network. */
-  network: boolean;
-}
-
-/** Sandbox facts of one run (DESIGN §5). */
-export interface SandboxFacts {
-  mode: SandboxMode;
-  denied: boolean;
-  denial: 'file' | 'network' | null;
-  enforcement: 'full' | 'partial';
-  runnerFailed: boolean;
-}
+export type { ResolvedSandbox, SandboxFacts, SandboxMode } from '@dsh/sandbox';
 
 /** What tools and plugins hand in; everything but `command` is optional. */
 export interface ShellExecRequest {

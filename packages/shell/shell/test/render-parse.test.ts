@@ -33,7 +33,8 @@ const trickyLine = fc.constantFrom(
   '[stderr]',
   '\\[stderr]',
   '\\\\[exit code: 1]',
-  '[sandbox denied: network]',
+  '[sandbox denied: network; mode: read-only]',
+  '[sandbox runner failed; mode: read-only]',
   '[output truncated: stdout kept last 1 of 2 bytes; no complete copy]',
   '[failed to start: CWD_NOT_FOUND: x]',
   '[note: hi]',
@@ -63,6 +64,7 @@ const resultArb = fc
     stdout: streamArb,
     stderr: streamArb,
     denial: fc.constantFrom(null, 'file', 'network'),
+    runnerFailed: fc.boolean(),
     startError: fc.option(fc.record({ code: fc.constantFrom('CWD_NOT_FOUND', 'SPAWN_FAILED'), message: fc.string() }), {
       nil: null,
     }),
@@ -112,6 +114,8 @@ describe('renderShellResult / parseShellResult', () => {
         expect(p.aborted).toBe(result.aborted);
         expect(p.sandboxDenied).toBe(result.sandbox?.denied === true);
         expect(p.denial).toBe(result.sandbox?.denial ?? null);
+        expect(p.runnerFailed).toBe(result.sandbox?.runnerFailed === true);
+        expect(p.sandboxMode).toBe(result.sandbox ? 'workspace-write' : null);
         expect(p.startError).toEqual(
           result.startError
             ? { ...result.startError, message: result.startError.message.replace(/[\r\n]+/g, ' ') }

@@ -2,6 +2,7 @@
  * The `shell` terminal backend: a persistent, interactive bash on a PTY from ctx.subprocess.
  */
 import { DshError } from '@dsh/core';
+import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import type { OpenRequest, TerminalBackend, TerminalSession } from '@dsh/terminal';
 import { type BashTerminalConfig, type ResolvedBashTerminalConfig, resolveTerminalConfig } from './config.js';
@@ -20,6 +21,8 @@ export class BashTerminalBackend implements TerminalBackend {
   constructor(
     private readonly subprocess: () => SubprocessRuntime,
     config: BashTerminalConfig = {},
+    /** The sandbox policy and fence, when mounted: restricted modes run the shell inside the fence. */
+    private readonly fence: () => { policy?: SandboxPolicyService; sandbox?: Sandbox } = () => ({}),
   ) {
     this.config = resolveTerminalConfig(config);
   }
@@ -30,12 +33,29 @@ export class BashTerminalBackend implements TerminalBackend {
    *   or the substrate's start error (`CWD_NOT_FOUND`, `PTY_UNAVAILABLE`, …).
    */
   async open(request: OpenRequest): Promise<TerminalSession> {
+    const { policy, sandbox } = this.fence();
+    const resolved = policy?.resolve(request.owner);
+    const confined = resolved !== undefined && resolved.mode !== 'danger-full-access';
+    if (confined && !sandbox?.available()) {
+      const why = sandbox ? sandbox.unavailableReason() : 'no sandbox is mounted';
+      throw new DshError(
+        'SANDBOX_UNAVAILABLE',
+        `A terminal in sandbox mode "${resolved.mode}" needs a fence and there is none: ${why}.`,
+        {
+          data: { mode: resolved.mode },
+        },
+      );
+    }
     const nonce = newNonce();
     const rc = writeRcFile(nonce);
+    const shellArgv = [this.config.bash, '--noprofile', '--rcfile', rc.path, '-i'];
+    // The mode cannot change while this PTY lives: the fence is held until the session closes.
+    const release = policy ? policy.fence(request.owner) : () => undefined;
     let handle: Awaited<ReturnType<SubprocessRuntime['spawnTerminal']>>;
     try {
       handle = await this.subprocess().spawnTerminal({
-        argv: [this.config.bash, '--noprofile', '--rcfile', rc.path, '-i'],
+        argv:
+          confined && sandbox && resolved ? sandbox.confine(shellArgv, resolved, { terminal: true }).argv : shellArgv,
         cwd: request.cwd ?? this.config.cwd,
         env: { TERM: 'xterm-256color', ...this.config.env },
         cols: request.cols,
@@ -44,9 +64,10 @@ export class BashTerminalBackend implements TerminalBackend {
       });
     } catch (error) {
       rc.remove();
+      release();
       throw error;
     }
-    const session = new BashSession(handle, nonce, this.config);
+    const session = new BashSession(handle, nonce, this.config, release);
     const ready = await session.firstPrompt(this.config.openTimeoutMs);
     rc.remove(); // read at start-up; the nonce no longer needs to exist on disk
     if (ready) return session;

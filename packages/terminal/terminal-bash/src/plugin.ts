@@ -2,6 +2,7 @@
  * The plugin that registers the `shell` backend with ctx.terminals.
  */
 import type { Plugin } from '@dsh/core';
+import type {} from '@dsh/sandbox';
 import { BashTerminalBackend } from './backend.js';
 import type { BashTerminalConfig } from './config.js';
 
@@ -16,7 +17,14 @@ export function terminalBashPlugin(config: BashTerminalConfig = {}): Plugin {
     requires: ['subprocess', 'terminals'],
     setup(api) {
       const terminals = api.ctx.get('terminals');
-      const made = new BashTerminalBackend(() => api.ctx.get('subprocess'), config);
+      const made = new BashTerminalBackend(
+        () => api.ctx.get('subprocess'),
+        config,
+        () => ({
+          policy: api.ctx.has('sandboxPolicy') ? api.ctx.get('sandboxPolicy') : undefined,
+          sandbox: api.ctx.has('sandbox') ? api.ctx.get('sandbox') : undefined,
+        }),
+      );
       terminals.registerBackend(made);
       unregister = () => terminals.unregisterBackend(made);
     },

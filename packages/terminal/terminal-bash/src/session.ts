@@ -67,6 +67,8 @@ export class BashSession implements TerminalSession {
     private readonly handle: SubprocessTerminalHandle,
     private readonly nonce: string,
     private readonly config: ResolvedBashTerminalConfig,
+    /** Called once when the session is gone (releases the sandbox fence). */
+    private readonly release: () => void = () => undefined,
   ) {
     this.scroll = new Scrollback(config.scrollbackChars);
     this.sanitizer = new Sanitizer(
@@ -109,10 +111,15 @@ export class BashSession implements TerminalSession {
     return this.exited ? 'exited' : 'running';
   }
 
+  /** Whether the terminal's foreground is the shell (its own group, as its marker reports it; a wrapper may sit above it). */
+  private atShell(facts: { foregroundPgid: number | null; shellPgid: number }): boolean {
+    return facts.foregroundPgid === null || facts.foregroundPgid === (this.marker?.shellPid ?? facts.shellPgid);
+  }
+
   send(input: { text: string; timeoutMs: number }): Promise<SendResult> {
     if (this.exited || this.closing) return Promise.resolve(this.result('session_exited', '', false));
     const facts = this.handle.inspectForeground();
-    const toShell = !this.owed && (facts.foregroundPgid === null || facts.foregroundPgid === facts.shellPgid);
+    const toShell = !this.owed && this.atShell(facts);
     const lines = input.text.replace(/\r\n?/g, '\n').replace(/\n$/, '');
     // Several lines become one brace group: one command, so an interrupt abandons the lines not yet run.
     const command = lines.includes('\n') ? `{ ${lines}\n}` : lines;
@@ -192,6 +199,7 @@ export class BashSession implements TerminalSession {
   private onExit(exitCode: number | null): void {
     if (this.exited) return;
     this.exited = true;
+    this.release();
     this.exitCode = exitCode;
     for (const waiter of [...this.markerWaiters]) waiter();
     this.settle('session_exited');
@@ -224,7 +232,7 @@ export class BashSession implements TerminalSession {
     const fresh = this.freshMarker(a) !== null;
     if (!fresh && !observe) return;
     const facts = this.handle.inspectForeground();
-    const atShell = facts.foregroundPgid === null || facts.foregroundPgid === facts.shellPgid;
+    const atShell = this.atShell(facts);
     const quiet = Date.now() - Math.max(this.lastOutputAt, a.startedAt);
     if (fresh && atShell) {
       // After a send that left the shell busy, typed-ahead input may still run: the prompt must stay quiet.

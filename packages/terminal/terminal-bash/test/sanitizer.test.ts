@@ -87,7 +87,8 @@ describe('Sanitizer', () => {
 
 describe('prompt markers', () => {
   it('accept only this session nonce and a well-formed payload', () => {
-    expect(parseMarker('133;D;2;abc;5', 'abc')).toEqual({ exitCode: 2, seq: 5 });
+    expect(parseMarker('133;D;2;abc;5', 'abc')).toEqual({ exitCode: 2, seq: 5, shellPid: null });
+    expect(parseMarker('133;D;0;abc;6;4242', 'abc')).toEqual({ exitCode: 0, seq: 6, shellPid: 4242 });
     expect(parseMarker('133;D;2;forged;5', 'abc')).toBeNull();
     expect(parseMarker('133;D;2;abc', 'abc')).toBeNull();
     expect(parseMarker('133;A;2;abc;5', 'abc')).toBeNull();

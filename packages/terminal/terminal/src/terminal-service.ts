@@ -87,7 +87,7 @@ export class TerminalService {
     this.pending.set(owner, mine);
     let session: TerminalSession;
     try {
-      session = await backend.open({ cwd: o.cwd, cols: o.cols, rows: o.rows });
+      session = await backend.open({ owner, cwd: o.cwd, cols: o.cols, rows: o.rows });
     } finally {
       mine.delete(slot);
       if (mine.size === 0) this.pending.delete(owner);

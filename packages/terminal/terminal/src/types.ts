@@ -1,3 +1,5 @@
+import type { Owner } from '@dsh/core';
+
 /**
  * The ctx.terminals vocabulary (DESIGN §7): ids, send results, scrollback pages, and the
  * backend seam a session type (e.g. terminal-bash's `shell`) implements.
@@ -47,6 +49,8 @@ export interface TerminalInfo {
 
 /** What a backend needs to open a session. */
 export interface OpenRequest {
+  /** Who the session is for (backends resolve per-owner policy, e.g. the sandbox, with it). */
+  owner: Owner;
   /** Absolute working directory, or undefined for the backend's default. */
   cwd: string | undefined;
   cols: number;

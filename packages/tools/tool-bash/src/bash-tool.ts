@@ -4,14 +4,28 @@
  */
 import { isDshError, resolveWorkdir, type ToolContext, type ToolDefinition, type ToolResult } from '@dsh/core';
 import type { JobRun } from '@dsh/jobs';
+import type { SandboxMode } from '@dsh/sandbox';
 import type { ShellExecSpec, ShellExecutor } from '@dsh/shell';
 import { bashArgs, jsonSchema, parseArgs, toolError } from './args.js';
 import { factsOf, renderForModel, renderMarkersOnly } from './render-facts.js';
+
+/** An escalation the approver decides. */
+export interface EscalationRequest {
+  /** The agent's name (display only). */
+  agent: string;
+  command: string;
+  justification: string;
+  /** The mode in force, and the one asked for. */
+  from: SandboxMode;
+  to: SandboxMode;
+}
 
 /** What the bash tool needs to know about its composition. */
 export interface BashToolOptions {
   /** Absolute workspace root: the default workdir, and the base of relative ones. */
   workspace: string;
+  /** Decides escalations (`sandbox_permissions: 'require_escalated'`). @default none: every escalation is denied */
+  approver?: (request: EscalationRequest) => Promise<boolean>;
 }
 
 const DESCRIPTION =
@@ -60,15 +74,39 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
         );
       }
       const notes: string[] = [];
+      const policy = ctx.has('sandboxPolicy') ? ctx.get('sandboxPolicy') : undefined;
+      let sandbox = policy?.resolve(owner);
       if (args.sandbox_permissions === 'require_escalated') {
-        notes.push('no sandbox is mounted in this composition, so the command already ran without confinement');
+        const from = sandbox?.mode ?? 'danger-full-access';
+        if (from === 'danger-full-access') {
+          notes.push('commands already run without a sandbox here, so no escalation was needed');
+        } else {
+          const request = {
+            agent: owner.name,
+            command: args.command,
+            justification: args.justification ?? '',
+            from,
+            to: 'danger-full-access' as const,
+          };
+          const approved = options.approver ? await options.approver(request).catch(() => false) : false;
+          if (!approved) {
+            const who = options.approver ? 'the approver denied it' : 'no approver is configured in this composition';
+            return toolError(
+              `Escalation out of the ${from} sandbox was not granted (${who}); the command did not run. Do it inside the sandbox, or ask the user.`,
+              'ESCALATION_DENIED',
+              { mode: from },
+            );
+          }
+          sandbox = policy?.resolve(owner, 'danger-full-access');
+          notes.push(`escalation approved: this command ran without the ${from} sandbox`);
+        }
       }
       const where = resolveWorkdir(options.workspace, args.workdir);
       if ('error' in where) return toolError(where.error, 'WORKDIR_NOT_FOUND');
       const shell = ctx.get('shell');
       let spec: ShellExecSpec;
       try {
-        spec = shell.resolve({ command: args.command, timeoutMs: args.timeout_ms, workdir: where.dir });
+        spec = shell.resolve({ command: args.command, timeoutMs: args.timeout_ms, workdir: where.dir, sandbox });
       } catch (error) {
         if (isDshError(error, 'INVALID_ARGUMENT'))
           return toolError(`Invalid bash request: ${error.message}`, error.code);

@@ -21,7 +21,7 @@ export function toolBashPlugin(options: BashToolOptions): Plugin {
   }
   return {
     name: TOOL_BASH_PLUGIN,
-    requires: ['shell', 'jobs'],
+    requires: ['shell', 'jobs'], // ctx.sandboxPolicy is used when mounted
     setup(api) {
       api.registerTool(createBashTool(options));
       api.registerTool(createJobOutputTool());

@@ -61,7 +61,7 @@ describe('bash tool', () => {
       justification: 'needs /etc',
     });
     expect(ok.isError).toBe(false);
-    expect(parseShellResult(ok.text).notes[0]).toMatch(/no sandbox is mounted/);
+    expect(parseShellResult(ok.text).notes[0]).toMatch(/no escalation was needed/);
   });
 
   it('resolves workdir against the workspace and refuses a missing one', async () => {

@@ -1,0 +1,64 @@
+/**
+ * Conservative denial classification: "denied" only on strong evidence — a read-only or
+ * permission error naming a path outside the writable roots, or a network error while the
+ * network is off. Anything else is the command's own failure.
+ */
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { ResolvedSandbox, RunEvidence, SandboxFacts } from './types.js';
+
+/** Error texts of a write refused by a read-only bind. */
+const READ_ONLY = /read-only file system|EROFS/i;
+/** Error texts of a permission refusal. */
+const PERMISSION = /permission denied|EACCES|EPERM|operation not permitted/i;
+/** Error texts of network failures inside an isolated network namespace. */
+const NETWORK =
+  /network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|could not resolve|temporary failure in name resolution|name or service not known|EAI_AGAIN|ENOTFOUND|getaddrinfo|no address associated/i;
+/** A socket in the masked /run that the command tried to reach. */
+const MASKED_SOCKET =
+  /(?:connect|socket)[\s\S]*(?:no such file or directory|ENOENT)|(?:no such file or directory|ENOENT)[\s\S]*\/run\//i;
+
+/** How the runner reports its own failures (before the command runs). */
+const RUNNER_FAILURE = /^bwrap: /m;
+
+function inside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Absolute paths mentioned on lines that report a refusal. */
+function refusedPaths(text: string, kind: RegExp): string[] {
+  const paths: string[] = [];
+  for (const line of text.split('\n')) {
+    if (!kind.test(line)) continue;
+    for (const m of line.matchAll(/(?:^|[\s'"`(:])(\/[^\s'"`):,]*)/g)) paths.push(resolve(m[1] as string));
+  }
+  return paths;
+}
+
+/** Classifies a finished confined run. */
+export function classifyRun(
+  evidence: RunEvidence,
+  policy: ResolvedSandbox,
+  enforcement: 'full' | 'partial',
+): SandboxFacts {
+  const base: SandboxFacts = { mode: policy.mode, denied: false, denial: null, enforcement, runnerFailed: false };
+  if (policy.mode === 'danger-full-access') return base;
+  if (evidence.exitCode === 1 && RUNNER_FAILURE.test(evidence.stderr) && evidence.stdout === '') {
+    return { ...base, runnerFailed: true };
+  }
+  if (evidence.exitCode === 0) return base;
+  const text = `${evidence.stderr}\n${evidence.stdout}`;
+  const outside = (p: string): boolean => !policy.writableRoots.some((root) => inside(p, root));
+  if (READ_ONLY.test(text)) {
+    const paths = refusedPaths(text, READ_ONLY);
+    // EROFS only happens on our read-only binds: it is a denial even when the path is not named.
+    if (paths.length === 0 || paths.some(outside)) return { ...base, denied: true, denial: 'file' };
+  }
+  if (PERMISSION.test(text) && refusedPaths(text, PERMISSION).some(outside)) {
+    return { ...base, denied: true, denial: 'file' };
+  }
+  if (!policy.network && (NETWORK.test(text) || (MASKED_SOCKET.test(text) && /\/run\//.test(text)))) {
+    return { ...base, denied: true, denial: 'network' };
+  }
+  return base;
+}
