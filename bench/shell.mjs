@@ -55,6 +55,32 @@ for (const containment of ['auto', 'session']) {
   await dsh.dispose();
 }
 
+// A confined `true` (bubblewrap, workspace-write) against an unconfined one, same run.
+{
+  const dsh = await compose({ config: { sandbox: { mode: 'workspace-write' } } });
+  const shell = dsh.ctx.get('shell');
+  const policy = dsh.ctx.get('sandboxPolicy');
+  const confined = shell.resolve({ command: 'true', sandbox: policy.resolve(undefined, 'workspace-write') });
+  const open = shell.resolve({ command: 'true', sandbox: policy.resolve(undefined, 'danger-full-access') });
+  for (let i = 0; i < 10; i++) {
+    await shell.run(confined);
+    await shell.run(open);
+  }
+  const [c, u] = [[], []];
+  for (let i = 0; i < CALLS / 3; i++) {
+    c.push(await timed(() => shell.run(confined)));
+    u.push(await timed(() => shell.run(open)));
+  }
+  row(
+    'confined `true` overhead over unconfined, median ms',
+    fmt(median(c) - median(u), 3),
+    fmt(median(u), 3),
+    `${fmt(median(c) / median(u))}x`,
+    '≤ 10 ms',
+  );
+  await dsh.dispose();
+}
+
 // 200 concurrent background jobs printing continuously; a reader polls them like a model would.
 const dsh = await compose({
   config: {

@@ -91,3 +91,12 @@ describe('dsh CLI signals', () => {
     }
   });
 });
+
+describe('dsh run --sandbox', () => {
+  it('confines the command when asked; danger-full-access by default', () => {
+    const confined = dsh('run', '--json', '--sandbox', 'read-only', '--', 'touch /etc/dsh-cli-escape');
+    expect(JSON.parse(confined.stdout).data.sandbox).toMatchObject({ mode: 'read-only', denied: true, denial: 'file' });
+    expect(dsh('run', '--json', '--', 'true').stdout).toContain('"mode": "danger-full-access"');
+    expect(dsh('run', '--sandbox', 'wide-open', '--', 'true').status).toBe(2);
+  });
+});
