@@ -36,14 +36,18 @@ export function presetPlugins(preset: PresetName, config: ResolvedDshConfig): Pl
     network: config.sandbox.network,
     ...(config.sandbox.bwrapPath ? { bwrapPath: config.sandbox.bwrapPath } : {}),
   });
-  const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace })];
+  const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace, sandboxMode: config.sandbox.mode })];
   if (preset === 'minimal') return [substrate, fence, ...terminals, toolBashPersistentPlugin({ workspace })];
   const base = [
     substrate,
     fence,
     bashLocalPlugin({ ...config.shell, cwd: workspace }),
     jobsPlugin(config.jobs),
-    toolBashPlugin({ workspace, ...(config.approver ? { approver: config.approver } : {}) }),
+    toolBashPlugin({
+      workspace,
+      defaultMode: config.sandbox.mode,
+      ...(config.approver ? { approver: config.approver } : {}),
+    }),
   ];
   return preset === 'full' ? [...base, ...terminals, toolTerminalPlugin({ workspace })] : base;
 }

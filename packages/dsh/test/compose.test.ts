@@ -140,7 +140,7 @@ describe('presets with terminals', () => {
   });
 
   it("reload('terminal-bash') and reload('tool-terminal') keep sessions; dispose ends them", async () => {
-    const dsh = await make({ preset: 'full' });
+    const dsh = await make({ preset: 'full', config: { sandbox: { mode: 'danger-full-access' } } }); // host pids via $$
     const agent = dsh.createAgent('t');
     const id = (await dsh.tools.call(agent, 'terminal_open', {})).data.terminal_id as string;
     const pid = Number.parseInt(

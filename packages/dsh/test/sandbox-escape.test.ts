@@ -266,3 +266,63 @@ describe('terminal fence', () => {
     }
   });
 });
+
+describe('escapes through privileges and the host’s processes', () => {
+  it('no capabilities inside: remounting / read-write is refused, even when dsh runs as root', async () => {
+    const { res } = await attempt('mount -o remount,bind,rw / && echo x > /etc/dsh-remount-escape');
+    expect(res.data.exit_code).not.toBe(0);
+    expect(existsSync('/etc/dsh-remount-escape')).toBe(false);
+    const caps = await attempt("grep CapEff /proc/self/status | awk '{print $2}'");
+    expect(caps.parsed.stdout.trim()).toBe('0000000000000000');
+  });
+
+  it('host processes are invisible: no /proc/<dsh pid>/root, no signals to dsh, no nsenter', async () => {
+    const { parsed } = await attempt(`ls /proc/${process.pid} 2>&1; kill -0 ${process.pid} 2>&1; echo "rc=$?"`);
+    expect(parsed.stdout).toMatch(/No such file or directory/);
+    expect(parsed.stdout).toMatch(/rc=1/);
+    const ns = await attempt(`nsenter -t ${process.pid} -m -n -- touch ${outside}/nsenter-escape`);
+    expect(ns.res.data.exit_code).not.toBe(0);
+    expect(existsSync(join(outside, 'nsenter-escape'))).toBe(false);
+  });
+
+  it('a sandboxed terminal has the same walls, and its setsid children die with it', async () => {
+    const full = await compose({ preset: 'full', config: { workspace } });
+    const who = full.createAgent('t2');
+    const id = (await full.tools.call(who, 'terminal_open', {})).data.terminal_id as string;
+    const send = (input: string) => full.tools.call(who, 'terminal_send', { terminal_id: id, input });
+    expect((await send(`kill -0 ${process.pid}; echo "rc=$?"`)).text).toMatch(/rc=1/);
+    expect((await send(`echo x > /proc/${process.pid}/root${outside}/term-proc 2>&1; echo done`)).text).toMatch(/done/);
+    expect(existsSync(join(outside, 'term-proc'))).toBe(false);
+    await send(`setsid bash -c 'while sleep 0.1; do date >> ${workspace}/alive; done' </dev/null >/dev/null 2>&1 &`);
+    await full.dispose();
+    const { statSync } = await import('node:fs');
+    const size = existsSync(join(workspace, 'alive')) ? statSync(join(workspace, 'alive')).size : 0;
+    await new Promise((r) => setTimeout(r, 500));
+    const later = existsSync(join(workspace, 'alive')) ? statSync(join(workspace, 'alive')).size : 0;
+    expect(later).toBe(size); // nothing is still writing
+  });
+
+  it('a reload of the sandbox plugin never lets a call run unconfined', async () => {
+    const d = await compose({ config: { workspace } });
+    try {
+      const who = d.createAgent('r');
+      const reloading = d.reload('sandbox');
+      let inWindow = false; // catch the moment the policy is unmounted
+      for (let i = 0; i < 20 && !inWindow; i++) {
+        await Promise.resolve();
+        inWindow = !d.ctx.has('sandboxPolicy');
+      }
+      expect(inWindow).toBe(true);
+      const calls = await Promise.all(
+        [1, 2, 3].map((i) => d.tools.call(who, 'bash', { command: `echo x > ${outside}/reload-race-${i}` })),
+      );
+      await reloading;
+      for (const [i, c] of calls.entries()) {
+        expect(c.isError || (c.data.sandbox as { denied?: boolean } | null)?.denied === true).toBe(true);
+        expect(existsSync(join(outside, `reload-race-${i + 1}`))).toBe(false);
+      }
+    } finally {
+      await d.dispose();
+    }
+  });
+});

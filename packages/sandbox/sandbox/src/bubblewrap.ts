@@ -71,10 +71,12 @@ export class BubblewrapSandbox implements Sandbox {
     // No network also means no daemons: their sockets live in /run, which a network namespace
     // does not cover (path sockets are files). Sockets elsewhere stay reachable (see README).
     if (!policy.network) args.push('--unshare-net', '--tmpfs', '/run');
-    args.push('--die-with-parent');
-    // A PTY shell keeps its session (job control needs the terminal) and its pids (readiness
-    // compares them with the terminal's foreground group); one-shot commands get neither.
-    if (!options.terminal) args.push('--unshare-pid', '--new-session');
+    // No capabilities inside, even when dsh runs as root: otherwise the command could remount
+    // `/` read-write or undo the masks. Its own pid namespace: no view of (or signal to) host
+    // processes, and everything in it dies with the sandbox.
+    args.push('--cap-drop', 'ALL', '--unshare-pid', '--die-with-parent');
+    // A PTY shell keeps its session: job control needs the terminal.
+    if (!options.terminal) args.push('--new-session');
     return { argv: [this.bwrapPath, ...args, '--', ...argv], enforcement };
   }
 

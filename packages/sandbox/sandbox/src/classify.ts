@@ -1,15 +1,14 @@
 /**
- * Conservative denial classification: "denied" only on strong evidence — a read-only or
- * permission error naming a path outside the writable roots, or a network error while the
- * network is off. Anything else is the command's own failure.
+ * Conservative denial classification from stderr only: "denied" only on strong evidence — a
+ * read-only-file-system error (only the sandbox's read-only binds produce it) naming a path
+ * outside the writable roots, or a network error while the network is off. Permission errors
+ * are not evidence: a read of /etc/shadow fails the same way outside the sandbox.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ResolvedSandbox, RunEvidence, SandboxFacts } from './types.js';
 
 /** Error texts of a write refused by a read-only bind. */
 const READ_ONLY = /read-only file system|EROFS/i;
-/** Error texts of a permission refusal. */
-const PERMISSION = /permission denied|EACCES|EPERM|operation not permitted/i;
 /** Error texts of network failures inside an isolated network namespace. */
 const NETWORK =
   /network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|could not resolve|temporary failure in name resolution|name or service not known|EAI_AGAIN|ENOTFOUND|getaddrinfo|no address associated/i;
@@ -47,15 +46,12 @@ export function classifyRun(
     return { ...base, runnerFailed: true };
   }
   if (evidence.exitCode === 0) return base;
-  const text = `${evidence.stderr}\n${evidence.stdout}`;
+  const text = evidence.stderr; // stdout is the command's data, not its errors
   const outside = (p: string): boolean => !policy.writableRoots.some((root) => inside(p, root));
   if (READ_ONLY.test(text)) {
     const paths = refusedPaths(text, READ_ONLY);
     // EROFS only happens on our read-only binds: it is a denial even when the path is not named.
     if (paths.length === 0 || paths.some(outside)) return { ...base, denied: true, denial: 'file' };
-  }
-  if (PERMISSION.test(text) && refusedPaths(text, PERMISSION).some(outside)) {
-    return { ...base, denied: true, denial: 'file' };
   }
   if (!policy.network && (NETWORK.test(text) || (MASKED_SOCKET.test(text) && /\/run\//.test(text)))) {
     return { ...base, denied: true, denial: 'network' };

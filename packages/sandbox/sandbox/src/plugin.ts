@@ -8,14 +8,22 @@ import { type SandboxPolicyOptions, SandboxPolicyService } from './policy.js';
 /** Plugin name of {@link sandboxPlugin}. */
 export const SANDBOX_PLUGIN = 'sandbox';
 
-/** Provides ctx.sandboxPolicy and ctx.sandbox. */
+/**
+ * Provides ctx.sandboxPolicy and ctx.sandbox. A reload keeps both instances, so per-owner
+ * modes and the fences of live terminals survive it.
+ */
 export function sandboxPlugin(options: SandboxPolicyOptions & { bwrapPath?: string }): Plugin {
   const { bwrapPath = DEFAULT_BWRAP_PATH, ...policy } = options;
+  let held: { policy: SandboxPolicyService; sandbox: BubblewrapSandbox } | undefined;
   return {
     name: SANDBOX_PLUGIN,
     setup(api) {
-      api.provide('sandboxPolicy', new SandboxPolicyService(policy));
-      api.provide('sandbox', new BubblewrapSandbox(bwrapPath));
+      held ??= { policy: new SandboxPolicyService(policy), sandbox: new BubblewrapSandbox(bwrapPath) };
+      api.provide('sandboxPolicy', held.policy);
+      api.provide('sandbox', held.sandbox);
+    },
+    dispose(reason) {
+      if (reason === 'teardown') held = undefined;
     },
   };
 }

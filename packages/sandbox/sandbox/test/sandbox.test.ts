@@ -17,18 +17,18 @@ describe('denial classification (conservative)', () => {
   const run = (exitCode: number | null, stderr: string, policy: ResolvedSandbox = ws) =>
     classifyRun({ exitCode, stderr, stdout: '' }, policy, 'full');
 
-  it('read-only or permission errors outside the writable roots are file denials', () => {
+  it('read-only-file-system errors outside the writable roots are file denials', () => {
     expect(run(1, 'sh: 1: cannot create /etc/x: Read-only file system')).toMatchObject({
-      denied: true,
-      denial: 'file',
-    });
-    expect(run(1, "touch: cannot touch '/usr/lib/x': Permission denied")).toMatchObject({
       denied: true,
       denial: 'file',
     });
   });
 
-  it('a permission error inside the roots, or a plain failure, is the command’s own', () => {
+  it('permission errors, stdout text and plain failures are the command’s own', () => {
+    expect(run(1, "touch: cannot touch '/usr/lib/x': Permission denied")).toMatchObject({ denied: false });
+    expect(run(1, 'head: cannot open /etc/shadow for reading: Permission denied')).toMatchObject({ denied: false });
+    const onStdout = { exitCode: 2, stdout: 'log: open /etc/app.conf: Read-only file system', stderr: '' };
+    expect(classifyRun(onStdout, ws, 'full')).toMatchObject({ denied: false });
     expect(run(1, 'bash: /work/ws/script.sh: Permission denied')).toMatchObject({ denied: false, denial: null });
     expect(run(2, 'grep: pattern not found')).toMatchObject({ denied: false });
     expect(run(0, 'Read-only file system (but the command succeeded)')).toMatchObject({ denied: false });

@@ -2,7 +2,7 @@
  * The `shell` terminal backend: a persistent, interactive bash on a PTY from ctx.subprocess.
  */
 import { DshError } from '@dsh/core';
-import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
+import type { Sandbox, SandboxMode, SandboxPolicyService } from '@dsh/sandbox';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import type { OpenRequest, TerminalBackend, TerminalSession } from '@dsh/terminal';
 import { type BashTerminalConfig, type ResolvedBashTerminalConfig, resolveTerminalConfig } from './config.js';
@@ -22,7 +22,11 @@ export class BashTerminalBackend implements TerminalBackend {
     private readonly subprocess: () => SubprocessRuntime,
     config: BashTerminalConfig = {},
     /** The sandbox policy and fence, when mounted: restricted modes run the shell inside the fence. */
-    private readonly fence: () => { policy?: SandboxPolicyService; sandbox?: Sandbox } = () => ({}),
+    private readonly fence: () => {
+      policy?: SandboxPolicyService;
+      sandbox?: Sandbox;
+      defaultMode?: SandboxMode;
+    } = () => ({}),
   ) {
     this.config = resolveTerminalConfig(config);
   }
@@ -33,8 +37,10 @@ export class BashTerminalBackend implements TerminalBackend {
    *   or the substrate's start error (`CWD_NOT_FOUND`, `PTY_UNAVAILABLE`, …).
    */
   async open(request: OpenRequest): Promise<TerminalSession> {
-    const { policy, sandbox } = this.fence();
-    const resolved = policy?.resolve(request.owner);
+    const { policy, sandbox, defaultMode } = this.fence();
+    const resolved =
+      policy?.resolve(request.owner) ??
+      (defaultMode ? { mode: defaultMode, writableRoots: [this.config.cwd], network: false } : undefined);
     const confined = resolved !== undefined && resolved.mode !== 'danger-full-access';
     if (confined && !sandbox?.available()) {
       const why = sandbox ? sandbox.unavailableReason() : 'no sandbox is mounted';
@@ -67,7 +73,7 @@ export class BashTerminalBackend implements TerminalBackend {
       release();
       throw error;
     }
-    const session = new BashSession(handle, nonce, this.config, release);
+    const session = new BashSession(handle, nonce, this.config, release, confined ? rc.path : null);
     const ready = await session.firstPrompt(this.config.openTimeoutMs);
     rc.remove(); // read at start-up; the nonce no longer needs to exist on disk
     if (ready) return session;

@@ -3,6 +3,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { DshError } from '@dsh/core';
+import type { SandboxMode } from '@dsh/sandbox';
 
 /** Output quiet this long while a program blocks on the terminal ⇒ it waits for input (`stdin_read`). */
 export const DEFAULT_STDIN_SETTLE_MS = 25;
@@ -42,9 +43,14 @@ export interface BashTerminalConfig {
   graceMs?: number;
   /** Extra environment for the shell (over the scrubbed parent). @default {} */
   env?: Record<string, string | undefined>;
+  /**
+   * The mode to hold to when ctx.sandboxPolicy is not mounted: a restricted mode then still
+   * needs a fence, or opening fails. @default unconfined (a composition without a sandbox)
+   */
+  sandboxMode?: SandboxMode;
 }
 
-export type ResolvedBashTerminalConfig = Required<BashTerminalConfig>;
+export type ResolvedBashTerminalConfig = Required<Omit<BashTerminalConfig, 'sandboxMode'>>;
 
 function int(value: unknown, field: string, fallback: number, max: number): number {
   const v = value ?? fallback;

@@ -23,6 +23,7 @@ export function terminalBashPlugin(config: BashTerminalConfig = {}): Plugin {
         () => ({
           policy: api.ctx.has('sandboxPolicy') ? api.ctx.get('sandboxPolicy') : undefined,
           sandbox: api.ctx.has('sandbox') ? api.ctx.get('sandbox') : undefined,
+          defaultMode: config.sandboxMode,
         }),
       );
       terminals.registerBackend(made);

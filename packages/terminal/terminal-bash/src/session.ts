@@ -69,6 +69,11 @@ export class BashSession implements TerminalSession {
     private readonly config: ResolvedBashTerminalConfig,
     /** Called once when the session is gone (releases the sandbox fence). */
     private readonly release: () => void = () => undefined,
+    /**
+     * For a shell inside a pid namespace (a sandbox), what identifies it in the foreground's
+     * command line (its unique rc path): its own pid there means nothing outside.
+     */
+    private readonly shellMark: string | null = null,
   ) {
     this.scroll = new Scrollback(config.scrollbackChars);
     this.sanitizer = new Sanitizer(
@@ -112,8 +117,11 @@ export class BashSession implements TerminalSession {
   }
 
   /** Whether the terminal's foreground is the shell (its own group, as its marker reports it; a wrapper may sit above it). */
-  private atShell(facts: { foregroundPgid: number | null; shellPgid: number }): boolean {
-    return facts.foregroundPgid === null || facts.foregroundPgid === (this.marker?.shellPid ?? facts.shellPgid);
+  private atShell(facts: { foregroundPgid: number | null; shellPgid: number; command: string | null }): boolean {
+    const fg = facts.foregroundPgid;
+    if (fg === null || fg === facts.shellPgid) return true;
+    if (this.shellMark !== null) return facts.command?.includes(this.shellMark) === true;
+    return fg === this.marker?.shellPid;
   }
 
   send(input: { text: string; timeoutMs: number }): Promise<SendResult> {

@@ -26,6 +26,12 @@ export interface BashToolOptions {
   workspace: string;
   /** Decides escalations (`sandbox_permissions: 'require_escalated'`). @default none: every escalation is denied */
   approver?: (request: EscalationRequest) => Promise<boolean>;
+  /**
+   * The mode to hold to when ctx.sandboxPolicy is not mounted (e.g. during its reload): a
+   * restricted mode then still needs a fence, and without one the call is refused, never run
+   * unconfined. @default unconfined (a composition without a sandbox)
+   */
+  defaultMode?: SandboxMode;
 }
 
 const DESCRIPTION =
@@ -75,7 +81,11 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
       }
       const notes: string[] = [];
       const policy = ctx.has('sandboxPolicy') ? ctx.get('sandboxPolicy') : undefined;
-      let sandbox = policy?.resolve(owner);
+      let sandbox =
+        policy?.resolve(owner) ??
+        (options.defaultMode
+          ? { mode: options.defaultMode, writableRoots: [options.workspace], network: false }
+          : undefined);
       if (args.sandbox_permissions === 'require_escalated') {
         const from = sandbox?.mode ?? 'danger-full-access';
         if (from === 'danger-full-access') {
