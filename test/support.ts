@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDshError } from '@dsh/core';
 import { afterEach } from 'vitest';
 
 /** Longest a test waits for a condition before failing. */
@@ -62,4 +63,24 @@ export function tempDir(prefix = 'dsh-test-'): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
   dirs.push(d);
   return d;
+}
+
+/** The DshError code an async call fails with (`'none'` when it does not fail). */
+export async function codeOf(call: Promise<unknown> | (() => unknown)): Promise<string> {
+  try {
+    await (typeof call === 'function' ? call() : call);
+  } catch (error) {
+    return isDshError(error) ? error.code : `not a DshError: ${String(error)}`;
+  }
+  return 'none';
+}
+
+/** The DshError code a synchronous call throws (`'none'` when it does not throw). */
+export function codeOfSync(call: () => unknown): string {
+  try {
+    call();
+  } catch (error) {
+    return isDshError(error) ? error.code : `not a DshError: ${String(error)}`;
+  }
+  return 'none';
 }

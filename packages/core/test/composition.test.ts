@@ -1,5 +1,6 @@
 import { Composition, DshError, isDshError, type Plugin } from '@dsh/core';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../../../test/support.js';
 
 declare module '@dsh/core' {
   interface ServiceMap {
@@ -36,15 +37,6 @@ function fixture() {
     },
   };
   return { a, b, log };
-}
-
-async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (error) {
-    return isDshError(error) ? error.code : `not a DshError: ${String(error)}`;
-  }
-  return 'none';
 }
 
 describe('DshError', () => {

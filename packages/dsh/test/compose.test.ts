@@ -1,8 +1,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compose, type Dsh, isDshError, parseShellResult } from 'dsh';
+import { compose, type Dsh, parseShellResult } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
+import { codeOf } from '../../../test/support.js';
 
 const open: Dsh[] = [];
 const dirs: string[] = [];
@@ -27,14 +28,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (error) {
-    return isDshError(error) ? error.code : String(error);
-  }
-  return 'none';
 }
 
 describe('compose', () => {

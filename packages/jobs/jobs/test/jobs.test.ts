@@ -1,6 +1,7 @@
-import { createOwner, isDshError } from '@dsh/core';
+import { createOwner } from '@dsh/core';
 import { type JobResult, type JobRun, JobService } from '@dsh/jobs';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../../../../test/support.js';
 
 /** A controllable unit of work (the jobs layer is generic; real processes are tested in tool-bash). */
 function work() {
@@ -42,15 +43,6 @@ function work() {
       return started;
     },
   };
-}
-
-async function codeOf(fn: () => unknown): Promise<string> {
-  try {
-    await fn();
-  } catch (error) {
-    return isDshError(error) ? error.code : `not a DshError: ${String(error)}`;
-  }
-  return 'none';
 }
 
 describe('JobService', () => {

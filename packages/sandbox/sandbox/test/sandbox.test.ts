@@ -1,17 +1,9 @@
-import { createOwner, isDshError } from '@dsh/core';
+import { createOwner } from '@dsh/core';
 import { BubblewrapSandbox, classifyRun, isWider, type ResolvedSandbox, SandboxPolicyService } from '@dsh/sandbox';
 import { describe, expect, it } from 'vitest';
+import { codeOfSync as codeOf } from '../../../../test/support.js';
 
 const ws: ResolvedSandbox = { mode: 'workspace-write', writableRoots: ['/work/ws'], network: false };
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    return isDshError(error) ? error.code : String(error);
-  }
-  return 'none';
-}
 
 describe('denial classification (conservative)', () => {
   const run = (exitCode: number | null, stderr: string, policy: ResolvedSandbox = ws) =>

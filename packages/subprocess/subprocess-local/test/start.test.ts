@@ -1,20 +1,11 @@
 import { chmodSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDshError } from '@dsh/core';
 import { describe, expect, it } from 'vitest';
+import { codeOfSync as codeOf } from '../../../../test/support.js';
 import { runtime, spec, tempDir } from './helpers.js';
 
 const node = process.execPath;
 const printArgv = 'process.stdout.write(JSON.stringify(process.argv.slice(1)))';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return isDshError(error) ? error.code : `not a DshError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 describe('starting programs', () => {
   it('passes shell metacharacters in argv literally', async () => {

@@ -1,6 +1,6 @@
-import { isDshError } from '@dsh/core';
 import type { SubprocessTerminalHandle, TerminalSpawnSpec } from '@dsh/subprocess';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../../../../test/support.js';
 import { isAlive, runtime, tempDir, waitFor } from './helpers.js';
 
 function termSpec(over: Partial<TerminalSpawnSpec> = {}): TerminalSpawnSpec {
@@ -21,15 +21,6 @@ function collect(t: SubprocessTerminalHandle): { text(): string } {
     text += d;
   });
   return { text: () => text };
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (error) {
-    return isDshError(error) ? error.code : String(error);
-  }
-  return 'none';
 }
 
 describe('spawnTerminal', () => {

@@ -1,17 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createOwner, isDshError } from '@dsh/core';
+import { createOwner } from '@dsh/core';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../../../../test/support.js';
 import { isAlive, termRig, tracker, waitFor } from './helpers.js';
-
-async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (error) {
-    return isDshError(error) ? error.code : String(error);
-  }
-  return 'none';
-}
 
 describe('persistent bash sessions (real PTYs)', () => {
   it('echo round trip: stdin_read with the exit code; false gives 1', async () => {

@@ -1,4 +1,4 @@
-import { createOwner, DshError, isDshError } from '@dsh/core';
+import { createOwner, DshError } from '@dsh/core';
 import {
   MAX_SESSIONS_PER_OWNER,
   type SendResult,
@@ -7,6 +7,7 @@ import {
   type TerminalSession,
 } from '@dsh/terminal';
 import { describe, expect, it } from 'vitest';
+import { codeOf } from '../../../../test/support.js';
 
 /**
  * A scripted session: the service's own rules (ids, owners, exclusivity, lifecycle) are tested
@@ -45,15 +46,6 @@ function fakeSession(): TerminalSession & { closes: number; finish(r: Partial<Se
 
 function backend(open: TerminalBackend['open'], type = 'fake'): TerminalBackend {
   return { type, open };
-}
-
-async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (error) {
-    return isDshError(error) ? error.code : String(error);
-  }
-  return 'none';
 }
 
 describe('TerminalService', () => {
