@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { ToolResult } from './tools.js';
+import { DshError } from './errors.js';
+import type { Plugin } from './plugin.js';
+import type { ToolDefinition, ToolResult } from './tools.js';
 
 /** JSON Schema of a zod schema, for `tools.list()`. */
 export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
@@ -71,4 +73,28 @@ export function saveText(dir: string, label: string, text: string): string | nul
   } catch {
     return null;
   }
+}
+
+/**
+ * A plugin that registers tools for a workspace.
+ * @throws DshError `INVALID_ARGUMENT` when `workspace` is not an absolute path.
+ */
+export function workspaceToolPlugin<O extends { workspace: string }>(
+  name: string,
+  requires: readonly string[],
+  options: O,
+  tools: (options: O) => ToolDefinition[],
+): Plugin {
+  if (typeof options?.workspace !== 'string' || !isAbsolute(options.workspace)) {
+    throw new DshError('INVALID_ARGUMENT', `${name} needs { workspace } as an absolute path.`, {
+      data: { field: 'workspace' },
+    });
+  }
+  return {
+    name,
+    requires,
+    setup(api) {
+      for (const tool of tools(options)) api.registerTool(tool);
+    },
+  };
 }

@@ -1,8 +1,7 @@
 /**
  * The plugin that registers the terminal tools.
  */
-import { isAbsolute } from 'node:path';
-import { DshError, type Plugin } from '@dsh/core';
+import { type Plugin, workspaceToolPlugin } from '@dsh/core';
 import { createTerminalTools } from './tools.js';
 
 /** Plugin name of {@link toolTerminalPlugin}. */
@@ -13,16 +12,5 @@ export const TOOL_TERMINAL_PLUGIN = 'tool-terminal';
  * @throws DshError `INVALID_ARGUMENT` when `workspace` is not an absolute path.
  */
 export function toolTerminalPlugin(options: { workspace: string }): Plugin {
-  if (typeof options?.workspace !== 'string' || !isAbsolute(options.workspace)) {
-    throw new DshError('INVALID_ARGUMENT', 'toolTerminalPlugin needs { workspace } as an absolute path.', {
-      data: { field: 'workspace' },
-    });
-  }
-  return {
-    name: TOOL_TERMINAL_PLUGIN,
-    requires: ['terminals'],
-    setup(api) {
-      for (const t of createTerminalTools(options)) api.registerTool(t);
-    },
-  };
+  return workspaceToolPlugin(TOOL_TERMINAL_PLUGIN, ['terminals'], options, createTerminalTools);
 }
