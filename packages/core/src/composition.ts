@@ -69,7 +69,8 @@ export class Composition {
 
   /**
    * Re-runs one plugin: disposes it with reason `'reload'` and runs its setup again.
-   * Services of other plugins, including those it stands on, are not disposed.
+   * Services of other plugins, including those it stands on, are not disposed. Its own services
+   * and tools stay visible until the new setup replaces them: callers never see a gap.
    * @throws DshError `PLUGIN_NOT_FOUND`, `DISPOSED`, or the setup failure (the plugin is then unmounted).
    */
   reload(name: string): Promise<void> {
@@ -81,8 +82,16 @@ export class Composition {
           data: { plugin: name },
         });
       }
-      if (entry.mounted) await this.unmount(entry, 'reload');
-      await this.mount(entry, 'reload');
+      if (entry.mounted) await entry.plugin.dispose?.('reload');
+      const before = entry.keys;
+      entry.keys = [];
+      const tools = new Set<string>();
+      await this.mount(entry, 'reload', tools);
+      // What the new setup did not provide again is gone now.
+      for (const key of before) {
+        if (!entry.keys.includes(key) && this.services.get(key)?.owner === entry) this.services.delete(key);
+      }
+      this.tools.dropPlugin(entry.plugin.name, tools);
     });
   }
 
@@ -114,7 +123,7 @@ export class Composition {
     });
   }
 
-  private async mount(entry: Mounted, phase: 'mount' | 'reload'): Promise<void> {
+  private async mount(entry: Mounted, phase: 'mount' | 'reload', tools = new Set<string>()): Promise<void> {
     const { plugin } = entry;
     for (const key of plugin.requires ?? []) {
       if (!this.services.has(key)) {
@@ -140,12 +149,16 @@ export class Composition {
         this.services.set(key, { service, owner: entry });
         if (!entry.keys.includes(key)) entry.keys.push(key);
       },
-      registerTool: (tool: ToolDefinition) => this.tools.register(plugin.name, tool),
+      registerTool: (tool: ToolDefinition) => {
+        this.tools.register(plugin.name, tool);
+        tools.add(tool.name);
+      },
     };
     try {
       await plugin.setup(api);
       entry.mounted = true;
     } catch (error) {
+      entry.mounted = false;
       this.dropKeys(entry);
       if (error instanceof DshError) throw error;
       throw new DshError('PLUGIN_SETUP_FAILED', `Plugin "${plugin.name}" failed to set up: ${String(error)}`, {
@@ -161,11 +174,10 @@ export class Composition {
     await entry.plugin.dispose?.(reason);
   }
 
+  /** Removes every service and tool of `entry` (whatever setup run provided them). */
   private dropKeys(entry: Mounted): void {
     this.tools.dropPlugin(entry.plugin.name);
-    for (const key of entry.keys) {
-      if (this.services.get(key)?.owner === entry) this.services.delete(key);
-    }
+    for (const [key, holder] of this.services) if (holder.owner === entry) this.services.delete(key);
     entry.keys = [];
   }
 

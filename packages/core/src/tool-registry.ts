@@ -34,9 +34,9 @@ export class ToolRegistry {
     this.tools.set(tool.name, { tool, plugin });
   }
 
-  /** Removes every tool `plugin` registered (on reload or teardown of that plugin). */
-  dropPlugin(plugin: string): void {
-    for (const [name, held] of this.tools) if (held.plugin === plugin) this.tools.delete(name);
+  /** Removes the tools `plugin` registered, except those named in `keep` (on reload or teardown of that plugin). */
+  dropPlugin(plugin: string, keep: ReadonlySet<string> = new Set()): void {
+    for (const [name, held] of this.tools) if (held.plugin === plugin && !keep.has(name)) this.tools.delete(name);
   }
 
   /** The tools as a model sees them, in registration order. */

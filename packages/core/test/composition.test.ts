@@ -152,3 +152,49 @@ describe('Composition', () => {
     expect(log).toContain('dispose a (teardown)');
   });
 });
+
+describe('reload without a gap', () => {
+  it('the reloaded plugin’s services and tools stay visible until its new setup replaces them', async () => {
+    let release!: () => void;
+    let generation = 0;
+    const slow: Plugin = {
+      name: 'slow',
+      async setup(api) {
+        generation += 1;
+        if (generation === 2) await new Promise<void>((r) => (release = r));
+        api.provide('testA', { id: generation });
+        api.registerTool({
+          name: 'probe',
+          description: 'x',
+          inputSchema: {},
+          call: async () => ({ text: '', isError: false, data: {} }),
+        });
+      },
+    };
+    const c = await Composition.create([slow]);
+    const reloading = c.reload('slow');
+    await new Promise((r) => setTimeout(r, 10));
+    const seenDuringReload = c.ctx.has('testA') && c.tools.list().some((t) => t.name === 'probe');
+    release();
+    await reloading;
+    expect(seenDuringReload).toBe(true);
+    expect(c.ctx.testA?.id).toBe(2);
+    await c.dispose();
+  });
+
+  it('keys and tools the new setup no longer provides are removed', async () => {
+    let second = false;
+    const shrinking: Plugin = {
+      name: 'shrinking',
+      setup(api) {
+        api.provide('testA', { id: 1 });
+        if (!second) api.provide('testB', { a: { id: 1 }, id: 2 });
+      },
+    };
+    const c = await Composition.create([shrinking]);
+    second = true;
+    await c.reload('shrinking');
+    expect(c.ctx.keys()).toEqual(['testA']);
+    await c.dispose();
+  });
+});

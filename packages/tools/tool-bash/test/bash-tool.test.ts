@@ -139,3 +139,29 @@ describe('bash tool: what the model is shown', () => {
     expect(res.text).toMatch(/write the script to a file/);
   });
 });
+
+describe('bash tool: sandbox mode without a policy service', () => {
+  it('holds to its configured restricted mode: no fence means refused, never unconfined', async () => {
+    const { Composition, createOwner } = await import('@dsh/core');
+    const { subprocessLocalPlugin } = await import('@dsh/subprocess-local');
+    const { bashLocalPlugin } = await import('@dsh/bash-local');
+    const { jobsPlugin } = await import('@dsh/jobs');
+    const { toolBashPlugin } = await import('@dsh/tool-bash');
+    const { tempDir } = await import('../../../../test/support.js');
+    const workspace = tempDir();
+    const c = await Composition.create([
+      subprocessLocalPlugin(),
+      bashLocalPlugin({ cwd: workspace }),
+      jobsPlugin(),
+      toolBashPlugin({ workspace, defaultMode: 'workspace-write' }),
+    ]);
+    try {
+      const res = await c.tools.call(createOwner('a'), 'bash', { command: 'touch /var/tmp/dsh-never-unconfined' });
+      expect(res).toMatchObject({ isError: true, data: { error: { code: 'SANDBOX_UNAVAILABLE' } } });
+      const { existsSync } = await import('node:fs');
+      expect(existsSync('/var/tmp/dsh-never-unconfined')).toBe(false);
+    } finally {
+      await c.dispose();
+    }
+  });
+});
