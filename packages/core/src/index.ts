@@ -9,6 +9,15 @@ export { createOwner, isOwner } from './owner.js';
 export type { PersistentServiceOptions } from './persistent-service.js';
 export { persistentServicePlugin } from './persistent-service.js';
 export type { Ctx, DisposeReason, Plugin, PluginApi, ServiceKey, ServiceMap } from './plugin.js';
-export { jsonSchema, parseArgs, resolveWorkdir, saveText, toolError, workspaceToolPlugin } from './tool-kit.js';
+export type { ToolSpec } from './tool-kit.js';
+export {
+  defineTool,
+  jsonSchema,
+  parseArgs,
+  resolveWorkdir,
+  saveText,
+  toolError,
+  workspaceToolPlugin,
+} from './tool-kit.js';
 export { ToolRegistry } from './tool-registry.js';
 export type { ToolContext, ToolDefinition, ToolInfo, ToolResult } from './tools.js';

@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DshError } from './errors.js';
 import type { Plugin } from './plugin.js';
-import type { ToolDefinition, ToolResult } from './tools.js';
+import type { ToolContext, ToolDefinition, ToolResult } from './tools.js';
 
 /** JSON Schema of a zod schema, for `tools.list()`. */
 export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
@@ -95,6 +95,36 @@ export function workspaceToolPlugin<O extends { workspace: string }>(
     requires,
     setup(api) {
       for (const tool of tools(options)) api.registerTool(tool);
+    },
+  };
+}
+
+/** What {@link defineTool} needs. */
+export interface ToolSpec<T> {
+  name: string;
+  description: string;
+  schema: z.ZodType<T>;
+  /** Runs with checked arguments. */
+  run(args: T, context: ToolContext): Promise<ToolResult>;
+  /** Turns a failure the model can act on into an isError result; rethrows anything else. @default rethrow */
+  onError?(error: unknown): ToolResult;
+}
+
+/** A tool whose arguments are checked against its schema before it runs (bad input is an isError result). */
+export function defineTool<T>(spec: ToolSpec<T>): ToolDefinition {
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: jsonSchema(spec.schema),
+    async call(raw, context) {
+      const parsed = parseArgs(spec.schema, raw, spec.name);
+      if (!parsed.ok) return parsed.result;
+      try {
+        return await spec.run(parsed.value, context);
+      } catch (error) {
+        if (spec.onError) return spec.onError(error);
+        throw error;
+      }
     },
   };
 }

@@ -23,14 +23,11 @@ export async function runForeground(
 ): Promise<ShellExecResult> {
   const confinement = confinementFor(spec, bash, sandbox);
   const started = Date.now();
-  const base = {
-    timeoutMs: spec.timeoutMs,
-    sandbox: sandboxFacts(spec, sandbox, null, { exitCode: null, stdout: '', stderr: '' }),
-    startError: null,
-  };
+  const base = { timeoutMs: spec.timeoutMs, startError: null };
   if (signal?.aborted) {
     const outcome = { exitCode: null, signal: null, timedOut: false, aborted: true };
-    return { ...outcome, ...base, stdout: emptyCapture, stderr: emptyCapture, durationMs: 0 };
+    const facts = sandboxFacts(spec, sandbox, null, { exitCode: null, stdout: '', stderr: '' });
+    return { ...outcome, ...base, sandbox: facts, stdout: emptyCapture, stderr: emptyCapture, durationMs: 0 };
   }
   const kill = new AbortController();
   let cause: 'timeout' | 'abort' | null = null;

@@ -8,4 +8,4 @@ export { createJobKillTool, createJobListTool, createJobOutputTool } from './job
 export { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 export { TOOL_BASH_PLUGIN, toolBashPlugin } from './plugin.js';
 export { capForModel, factsOf, notesFor, renderForModel, renderMarkersOnly } from './render-facts.js';
-export { saveText, spillDirOf } from './save-output.js';
+export { spillDirOf } from './save-output.js';

@@ -1,9 +1,9 @@
 /**
  * `job_output`, `job_kill`, `job_list`: the model's view of its own background jobs.
  */
-import { isDshError, type ToolContext, type ToolDefinition, type ToolResult } from '@dsh/core';
+import { defineTool, isDshError, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import type { JobInfo } from '@dsh/jobs';
-import { jobIdArgs, jsonSchema, noArgs, parseArgs, toolError } from './args.js';
+import { jobIdArgs, noArgs } from './args.js';
 import { capForModel } from './render-facts.js';
 import { spillDirOf } from './save-output.js';
 
@@ -19,75 +19,61 @@ function age(info: JobInfo): string {
 
 /** `job_output`: what is new since the last call, then the status. */
 export function createJobOutputTool(): ToolDefinition {
-  return {
+  return defineTool({
     name: 'job_output',
     description:
       'Read the new output of one of your background jobs (only what appeared since your last job_output call) and whether it is still running. When it has ended, its exit markers follow.',
-    inputSchema: jsonSchema(jobIdArgs),
-    async call(raw: unknown, { ctx, owner }: ToolContext): Promise<ToolResult> {
-      const parsed = parseArgs(jobIdArgs, raw, 'job_output');
-      if (!parsed.ok) return parsed.result;
-      const { job_id } = parsed.value;
-      try {
-        const out = ctx.get('jobs').output(owner, job_id);
-        const { info } = out;
-        const lines: string[] = [];
-        if (out.lossy) {
-          const paths = (out.data?.spill_paths ?? {}) as { stdout?: string | null; stderr?: string | null };
-          const where = paths.stdout ?? paths.stderr;
-          lines.push(
-            `[note: some output since your last read was dropped from memory${where ? `; the complete output is in ${where}` : ''}]`,
-          );
-        }
-        if (out.text) lines.push(out.text.replace(/\n$/, ''));
-        if (info.result) lines.push(`[job ${info.id} ${info.state} after ${age(info)}]`, info.result.text);
-        else lines.push(`[job ${info.id} ${info.state} for ${age(info)}; call job_output again later for more]`);
-        return {
-          text: capForModel(lines.join('\n'), spillDirOf(ctx.get('shell'))),
-          isError: false,
-          data: { job_id: info.id, state: info.state, lossy: out.lossy, ...(info.result?.data ?? {}) },
-        };
-      } catch (error) {
-        return notFound(error);
+    schema: jobIdArgs,
+    onError: notFound,
+    async run({ job_id }, { ctx, owner }) {
+      const out = ctx.get('jobs').output(owner, job_id);
+      const { info } = out;
+      const lines: string[] = [];
+      if (out.lossy) {
+        const paths = (out.data?.spill_paths ?? {}) as { stdout?: string | null; stderr?: string | null };
+        const where = paths.stdout ?? paths.stderr;
+        lines.push(
+          `[note: some output since your last read was dropped from memory${where ? `; the complete output is in ${where}` : ''}]`,
+        );
       }
+      if (out.text) lines.push(out.text.replace(/\n$/, ''));
+      if (info.result) lines.push(`[job ${info.id} ${info.state} after ${age(info)}]`, info.result.text);
+      else lines.push(`[job ${info.id} ${info.state} for ${age(info)}; call job_output again later for more]`);
+      return {
+        text: capForModel(lines.join('\n'), spillDirOf(ctx.get('shell'))),
+        isError: false,
+        data: { job_id: info.id, state: info.state, lossy: out.lossy, ...(info.result?.data ?? {}) },
+      };
     },
-  };
+  });
 }
 
 /** `job_kill`: ends one of your jobs. */
 export function createJobKillTool(): ToolDefinition {
-  return {
+  return defineTool({
     name: 'job_kill',
     description: 'Stop one of your background jobs (its whole process tree). Says so when it had already ended.',
-    inputSchema: jsonSchema(jobIdArgs),
-    async call(raw: unknown, { ctx, owner }: ToolContext): Promise<ToolResult> {
-      const parsed = parseArgs(jobIdArgs, raw, 'job_kill');
-      if (!parsed.ok) return parsed.result;
-      const { job_id } = parsed.value;
-      try {
-        const jobs = ctx.get('jobs');
-        const killed = await jobs.kill(owner, job_id);
-        const info = jobs.info(owner, job_id);
-        const text = killed
-          ? `Killed job ${job_id}.`
-          : `Job ${job_id} had already ended (${info.state}); nothing to kill. Read its last output with job_output.`;
-        return { text, isError: false, data: { job_id, killed, state: info.state } };
-      } catch (error) {
-        return notFound(error);
-      }
+    schema: jobIdArgs,
+    onError: notFound,
+    async run({ job_id }, { ctx, owner }) {
+      const jobs = ctx.get('jobs');
+      const killed = await jobs.kill(owner, job_id);
+      const info = jobs.info(owner, job_id);
+      const text = killed
+        ? `Killed job ${job_id}.`
+        : `Job ${job_id} had already ended (${info.state}); nothing to kill. Read its last output with job_output.`;
+      return { text, isError: false, data: { job_id, killed, state: info.state } };
     },
-  };
+  });
 }
 
 /** `job_list`: your jobs, oldest first. */
 export function createJobListTool(): ToolDefinition {
-  return {
+  return defineTool({
     name: 'job_list',
     description: 'List your background jobs with their state, age and command.',
-    inputSchema: jsonSchema(noArgs),
-    async call(raw: unknown, { ctx, owner }: ToolContext): Promise<ToolResult> {
-      const parsed = parseArgs(noArgs, raw, 'job_list');
-      if (!parsed.ok) return parsed.result;
+    schema: noArgs,
+    async run(_args, { ctx, owner }) {
       const jobs = ctx.get('jobs').list(owner);
       const text =
         jobs.length === 0
@@ -99,5 +85,5 @@ export function createJobListTool(): ToolDefinition {
         data: { jobs: jobs.map((j) => ({ job_id: j.id, state: j.state, title: j.title })) },
       };
     },
-  };
+  });
 }

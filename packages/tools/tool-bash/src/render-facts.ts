@@ -3,9 +3,9 @@
  * the machine facts in `data`. Whenever the model is shown only the end of a stream, a note
  * names a file with all of it.
  */
+import { saveText } from '@dsh/core';
 import { keepTail, planDisplay, type RenderableResult, renderShellResult } from '@dsh/shell';
 import { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
-import { saveText } from './save-output.js';
 
 /** Machine facts of a shell result, snake_case for tool `data`. */
 export function factsOf(result: RenderableResult & { durationMs?: number }): Record<string, unknown> {

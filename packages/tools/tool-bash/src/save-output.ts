@@ -12,5 +12,3 @@ export function spillDirOf(shell: ShellExecutor): string {
   const dir = (shell as { config?: { spillDir?: unknown } }).config?.spillDir;
   return typeof dir === 'string' ? dir : join(tmpdir(), `dsh-${userInfo().username}`, 'spill');
 }
-
-export { saveText } from '@dsh/core';

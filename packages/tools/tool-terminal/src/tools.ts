@@ -2,9 +2,9 @@
  * The terminal tools: terminal_open, terminal_send, terminal_read, terminal_cancel, terminal_close.
  */
 import {
+  defineTool,
   isDshError,
-  jsonSchema,
-  parseArgs,
+  type jsonSchema,
   resolveWorkdir,
   type ToolContext,
   type ToolDefinition,
@@ -37,20 +37,13 @@ function tool(
   schema: Parameters<typeof jsonSchema>[0],
   run: (args: never, terminals: TerminalService, context: ToolContext) => Promise<ToolResult>,
 ): ToolDefinition {
-  return {
+  return defineTool({
     name,
     description,
-    inputSchema: jsonSchema(schema),
-    async call(raw, context) {
-      const parsed = parseArgs(schema, raw, name);
-      if (!parsed.ok) return parsed.result;
-      try {
-        return await run(parsed.value as never, context.ctx.get('terminals'), context);
-      } catch (error) {
-        return modelError(error);
-      }
-    },
-  };
+    schema,
+    run: (args, context) => run(args as never, context.ctx.get('terminals'), context),
+    onError: modelError,
+  });
 }
 
 /** Creates the five terminal tools for a workspace. */
