@@ -13,6 +13,7 @@ export type { ToolSpec } from './tool-kit.js';
 export {
   defineTool,
   jsonSchema,
+  outputSchema,
   parseArgs,
   resolveWorkdir,
   saveText,
@@ -20,4 +21,17 @@ export {
   workspaceToolPlugin,
 } from './tool-kit.js';
 export { ToolRegistry } from './tool-registry.js';
-export type { ToolContext, ToolDefinition, ToolInfo, ToolResult } from './tools.js';
+export type {
+  ApprovalDecision,
+  Approver,
+  Decision,
+  EscalationRequest,
+  ProgressReport,
+  ToolAnnotations,
+  ToolCallOptions,
+  ToolContext,
+  ToolDefinition,
+  ToolInfo,
+  ToolResult,
+} from './tools.js';
+export { argName, decide } from './tools.js';

@@ -9,11 +9,20 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DshError } from './errors.js';
 import type { Plugin } from './plugin.js';
-import type { ToolContext, ToolDefinition, ToolResult } from './tools.js';
+import type { ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tools.js';
 
 /** JSON Schema of a zod schema, for `tools.list()`. */
 export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * JSON Schema of a result's `data`: the declared fields are checked, and objects stay open to
+ * fields added later (a client validating old results against a newer schema must not fail).
+ */
+export function outputSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
   return rest;
 }
 
@@ -104,6 +113,10 @@ export interface ToolSpec<T> {
   name: string;
   description: string;
   schema: z.ZodType<T>;
+  /** Shape of `data` in its results. @default any object */
+  output?: z.ZodType;
+  /** Effect hints (read-only, destructive, …). @default none */
+  annotations?: ToolAnnotations;
   /** Runs with checked arguments. */
   run(args: T, context: ToolContext): Promise<ToolResult>;
   /** Turns a failure the model can act on into an isError result; rethrows anything else. @default rethrow */
@@ -116,6 +129,8 @@ export function defineTool<T>(spec: ToolSpec<T>): ToolDefinition {
     name: spec.name,
     description: spec.description,
     inputSchema: jsonSchema(spec.schema),
+    ...(spec.output ? { outputSchema: outputSchema(spec.output) } : {}),
+    ...(spec.annotations ? { annotations: spec.annotations } : {}),
     async call(raw, context) {
       const parsed = parseArgs(spec.schema, raw, spec.name);
       if (!parsed.ok) return parsed.result;

@@ -4,7 +4,7 @@
 import { DshError, isDshError } from './errors.js';
 import { isOwner, type Owner } from './owner.js';
 import type { Ctx } from './plugin.js';
-import type { ToolDefinition, ToolInfo, ToolResult } from './tools.js';
+import type { ToolCallOptions, ToolDefinition, ToolInfo, ToolResult } from './tools.js';
 
 /** Tool names the model can call: lower snake_case, at most 64 characters (MCP's limit). */
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -45,15 +45,18 @@ export class ToolRegistry {
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema ?? { type: 'object' },
+      annotations: { ...(tool.annotations ?? {}) },
     }));
   }
 
   /**
    * Calls a tool for `owner`. Never throws for model mistakes: an unknown tool or a failing tool
    * gives `isError` with text that says what to do next.
+   * @param options harness-side options (signal, yield, progress, approver); never from the model.
    * @throws DshError `INVALID_ARGUMENT` when `owner` was not made by `createOwner` (a harness bug).
    */
-  async call(owner: Owner, name: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
+  async call(owner: Owner, name: string, args: unknown, options: ToolCallOptions = {}): Promise<ToolResult> {
     if (!isOwner(owner)) {
       throw new DshError('INVALID_ARGUMENT', 'tools.call needs an owner made by createAgent()/createOwner().');
     }
@@ -67,7 +70,7 @@ export class ToolRegistry {
       };
     }
     try {
-      return await held.tool.call(args, { ctx: this.ctx, owner, signal });
+      return await held.tool.call(args, { ...options, ctx: this.ctx, owner });
     } catch (error) {
       const code = isDshError(error) ? error.code : 'INTERNAL_ERROR';
       const message = error instanceof Error ? error.message : String(error);

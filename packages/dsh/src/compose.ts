@@ -2,7 +2,15 @@
  * `compose()`: the front door. Mounts a preset, and exposes ctx, agents, tools, reload,
  * dumpConfig and dispose (DESIGN §8).
  */
-import { Composition, type Ctx, createOwner, type Owner, type ToolInfo, type ToolResult } from '@dsh/core';
+import {
+  Composition,
+  type Ctx,
+  createOwner,
+  type Owner,
+  type ToolCallOptions,
+  type ToolInfo,
+  type ToolResult,
+} from '@dsh/core';
 import type {} from '@dsh/sandbox';
 import type {} from '@dsh/terminal';
 import { type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
@@ -30,7 +38,7 @@ export interface Dsh {
      * Calls a tool for an agent. Bad arguments give `isError`, never a throw.
      * @throws DshError `INVALID_ARGUMENT` when `agent` was not made by `createAgent`.
      */
-    call(agent: Owner, name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
+    call(agent: Owner, name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult>;
   };
   /** Re-runs one plugin (e.g. 'bash-local'); background processes and jobs live on. */
   reload(plugin: string): Promise<void>;
@@ -95,7 +103,7 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       list: () => composition.tools.list(),
       async call(agent, name, args, callOptions = {}) {
         const started = Date.now();
-        const result = await composition.tools.call(agent, name, args, callOptions.signal);
+        const result = await composition.tools.call(agent, name, args, callOptions);
         log?.record({ agent: agent.name, tool: name, args, result, durationMs: Date.now() - started });
         return result;
       },

@@ -3,10 +3,10 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { LocalBashConfig } from '@dsh/bash-local';
+import type { Approver, EscalationRequest } from '@dsh/core';
 import { DshError } from '@dsh/core';
 import type { JobServiceOptions } from '@dsh/jobs';
 import type { SandboxMode } from '@dsh/sandbox';
-import type { EscalationRequest } from '@dsh/tool-bash';
 
 export type { EscalationRequest };
 
@@ -37,7 +37,7 @@ export interface DshConfig {
   /** Process-tree tracking of ctx.subprocess. @default { containment: 'auto' } */
   subprocess?: { containment?: 'auto' | 'session' };
   /** Decides escalation requests. @default none (escalations are denied) */
-  approver?: (request: EscalationRequest) => Promise<boolean>;
+  approver?: Approver;
   /** Append every tool call and result to a JSONL file in this directory. @default off */
   sessionLog?: { dir: string };
 }
@@ -49,7 +49,7 @@ export interface ResolvedDshConfig {
   shell: Omit<LocalBashConfig, 'cwd' | 'bash'>;
   jobs: JobServiceOptions;
   subprocess: { containment: 'auto' | 'session' };
-  approver: ((request: EscalationRequest) => Promise<boolean>) | null;
+  approver: Approver | null;
   sessionLog: { dir: string } | null;
 }
 

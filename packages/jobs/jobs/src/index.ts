@@ -2,6 +2,7 @@
  * @dsh/jobs: ctx.jobs — background work with ids, owners, a queue and bounded retention.
  */
 export { Job } from './job.js';
+export type { JobEndListener } from './job-service.js';
 export { JobService } from './job-service.js';
 export {
   DEFAULT_MAX_QUEUED_PER_OWNER,

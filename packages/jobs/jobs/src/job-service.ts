@@ -12,6 +12,9 @@ import {
 } from './limits.js';
 import type { JobId, JobInfo, JobOutput, JobServiceOptions, JobSpec } from './types.js';
 
+/** Told when a job ends: its owner and its final info (with `result`). */
+export type JobEndListener = (owner: Owner, info: JobInfo) => void;
+
 declare module '@dsh/core' {
   interface ServiceMap {
     /** Background jobs: identity, owners, queue. */
@@ -36,6 +39,7 @@ export class JobService {
   private disposing: Promise<void> | undefined;
   /** Set before any kill of dispose(), so no queued job starts during teardown. */
   private closing = false;
+  private readonly endListeners = new Set<JobEndListener>();
 
   /** @throws DshError `INVALID_ARGUMENT` for a bad option. */
   constructor(options: JobServiceOptions = {}) {
@@ -52,11 +56,7 @@ export class JobService {
    * @throws DshError `INVALID_ARGUMENT`, `JOB_QUEUE_FULL`, `DISPOSED`.
    */
   start(owner: Owner, spec: JobSpec): JobId {
-    this.checkOwner(owner);
-    if (this.closing) throw new DshError('DISPOSED', 'the job service has been disposed.');
-    if (typeof spec?.title !== 'string' || typeof spec.run !== 'function') {
-      throw new DshError('INVALID_ARGUMENT', 'a job needs { title: string, run: () => JobRun }.');
-    }
+    this.checkStartable(owner, spec);
     const mine = this.ownedBy(owner);
     const queued = mine.filter((j) => j.state === 'queued').length;
     const running = mine.filter((j) => j.state === 'running').length;
@@ -67,13 +67,28 @@ export class JobService {
         { data: { running, queued } },
       );
     }
-    let id: JobId;
-    do id = `job-${randomBytes(4).toString('hex')}` as JobId;
-    while (this.jobs.has(id));
-    const job = new Job(id, owner, spec, (ended, heldSlot) => this.onEnd(ended, heldSlot));
-    this.jobs.set(id, job);
+    const job = this.register(owner, spec);
     if (running < this.limits.maxRunningPerOwner) job.begin();
-    return id;
+    return job.id;
+  }
+
+  /**
+   * Registers work that is already running (e.g. a foreground command handed over at its yield
+   * limit): it starts at once and never waits in the queue, since stopping it would lose it.
+   * It holds a running slot like any job.
+   * @throws DshError `INVALID_ARGUMENT`, `DISPOSED`.
+   */
+  adopt(owner: Owner, spec: JobSpec): JobId {
+    this.checkStartable(owner, spec);
+    const job = this.register(owner, spec);
+    job.begin();
+    return job.id;
+  }
+
+  /** Calls `listener` once for every job that ends, after its result is set. Returns the unsubscribe. */
+  onEnd(listener: JobEndListener): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
   }
 
   /**
@@ -139,8 +154,32 @@ export class JobService {
     return this.disposing;
   }
 
-  /** A job that held a running slot frees it for the owner's oldest queued job. */
-  private onEnd(job: Job, heldSlot: boolean): void {
+  private checkStartable(owner: Owner, spec: JobSpec): void {
+    this.checkOwner(owner);
+    if (this.closing) throw new DshError('DISPOSED', 'the job service has been disposed.');
+    if (typeof spec?.title !== 'string' || typeof spec.run !== 'function') {
+      throw new DshError('INVALID_ARGUMENT', 'a job needs { title: string, run: () => JobRun }.');
+    }
+  }
+
+  private register(owner: Owner, spec: JobSpec): Job {
+    let id: JobId;
+    do id = `job-${randomBytes(4).toString('hex')}` as JobId;
+    while (this.jobs.has(id));
+    const job = new Job(id, owner, spec, (ended, heldSlot) => this.ended(ended, heldSlot));
+    this.jobs.set(id, job);
+    return job;
+  }
+
+  /** A job that held a running slot frees it for the owner's oldest queued job; listeners hear of the end. */
+  private ended(job: Job, heldSlot: boolean): void {
+    for (const listener of this.endListeners) {
+      try {
+        listener(job.owner, job.info());
+      } catch {
+        // a listener's failure must not break the job service
+      }
+    }
     if (heldSlot && !this.closing)
       this.ownedBy(job.owner)
         .find((j) => j.state === 'queued')

@@ -1,17 +1,28 @@
 /**
- * Background runs: a `ShellProcess` with no id and no owner, incremental reads that never
- * repeat, an idempotent kill, and a `done` that settles exactly once and never rejects.
+ * A started bash: a `ShellProcess` with no id and no owner, incremental reads that never repeat,
+ * an idempotent kill, a `done` that settles exactly once and never rejects, and — when started
+ * with a deadline — the fused deadline of a foreground run (the spec's timeout and the caller's
+ * signal; whichever fires first names the kill). Foreground `run` is this with a deadline.
  */
 
 import { isDshError } from '@dsh/core';
 import type { Confinement, Sandbox } from '@dsh/sandbox';
-import type { ProcessRead, ShellExecSpec, ShellProcess, ShellProcessOutcome, StartFailure } from '@dsh/shell';
+import type {
+  ProcessRead,
+  ShellExecSpec,
+  ShellProcess,
+  ShellProcessOutcome,
+  ShellStartOptions,
+  StartFailure,
+} from '@dsh/shell';
 import type { OutputReader, SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
 import { bashSpawnSpec, capture, confinementFor, sandboxFacts } from './spawn-shell.js';
 
 /** Opening and closing lines of a stderr section in incremental reads. */
 export const STDERR_OPEN = '[stderr]';
 export const STDERR_CLOSE = '[/stderr]';
+
+const EMPTY = { text: '', truncated: false, totalBytes: 0, spillPath: null };
 
 /** A cursor over one collected stream that hands out only what is new. */
 class Cursor {
@@ -30,71 +41,107 @@ function stderrSection(text: string): string {
   return `${STDERR_OPEN}\n${text}${text.endsWith('\n') ? '' : '\n'}${STDERR_CLOSE}\n`;
 }
 
-/** The local background process. */
+/** The local started process. */
 export class LocalShellProcess implements ShellProcess {
   readonly done: Promise<ShellProcessOutcome>;
-  private readonly handle: SubprocessHandle;
+  /** Null when nothing was started: the start was refused (no fence) or aborted beforehand. */
+  private readonly handle: SubprocessHandle | null;
   private readonly stdout: Cursor;
   private readonly stderr: Cursor;
   private readonly kill$ = new AbortController();
   private settled = false;
   private exited = false;
   private killed = false;
+  private cause: 'timeout' | 'abort' | null = null;
   private killing: Promise<boolean> | undefined;
   private pendingError: string | null = null;
-
-  private readonly confinement: Confinement | null;
+  private readonly confinement: Confinement | null = null;
   /** Set when the run could not even be confined: it settles as failed with this error. */
-  private readonly refused: StartFailure | null;
+  private readonly refused: StartFailure | null = null;
+  private readonly deadline: boolean;
 
   constructor(
     subprocess: SubprocessRuntime,
     private readonly spec: ShellExecSpec,
     bash: string,
     private readonly sandbox: Sandbox | undefined,
+    options: ShellStartOptions = {},
   ) {
     const started = Date.now();
-    let confinement: Confinement | null = null;
-    let refused: StartFailure | null = null;
+    this.deadline = options.deadline === true;
     try {
-      confinement = confinementFor(spec, bash, sandbox);
+      this.confinement = confinementFor(spec, bash, sandbox);
     } catch (error) {
       if (!isDshError(error, 'SANDBOX_UNAVAILABLE')) throw error;
-      refused = { code: error.code, message: error.message };
+      this.refused = { code: error.code, message: error.message };
     }
-    this.confinement = confinement;
-    this.refused = refused;
-    // A refused run starts nothing: `true` stands in, so the settle path is the same as any failure.
-    const spawnSpec = bashSpawnSpec(spec, bash, this.kill$.signal, confinement);
-    this.handle = subprocess.spawn(refused ? { ...spawnSpec, argv: ['true'] } : spawnSpec);
-    void this.handle.exit.then(() => {
+    const signal = options.signal;
+    if (signal?.aborted) this.cause = 'abort';
+    this.handle =
+      this.refused || this.cause
+        ? null
+        : subprocess.spawn(bashSpawnSpec(spec, bash, this.kill$.signal, this.confinement));
+    this.stdout = new Cursor(this.handle?.stdoutReader ?? null);
+    this.stderr = new Cursor(this.handle?.stderrReader ?? null);
+    const handle = this.handle;
+    if (!handle) {
       this.exited = true;
+      this.done = Promise.resolve(this.outcome(started, null));
+      this.settled = true;
+      return;
+    }
+    const fire = (why: 'timeout' | 'abort'): void => {
+      if (this.cause !== null || this.exited) return;
+      this.cause = why;
+      this.kill$.abort();
+    };
+    const timer = this.deadline ? setTimeout(() => fire('timeout'), spec.timeoutMs) : undefined;
+    const onAbort = (): void => fire('abort');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // The deadline covers bash's own lifetime, not the post-exit drain.
+    void handle.exit.then(() => {
+      this.exited = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     });
-    this.stdout = new Cursor(this.handle.stdoutReader);
-    this.stderr = new Cursor(this.handle.stderrReader);
-    this.done = this.settle(started);
+    this.done = this.settle(started, handle);
   }
 
   get pid(): number | undefined {
-    return this.handle.pid;
+    return this.handle?.pid;
   }
 
-  private async settle(started: number): Promise<ShellProcessOutcome> {
-    const outcome = await this.handle.done;
-    await this.handle.terminate(); // what the command left running ends with it
-    const startError: StartFailure | null = this.refused ?? (outcome.error ? { ...outcome.error } : null);
-    if (startError) this.pendingError = `failed to start (${startError.code}): ${startError.message}`;
+  private async settle(started: number, handle: SubprocessHandle): Promise<ShellProcessOutcome> {
+    const outcome = await handle.done;
+    await handle.terminate(); // what the command left running ends with it
+    const result = this.outcome(started, outcome);
     this.settled = true;
-    const stderr = capture(this.handle.stderrReader);
-    const stdout = capture(this.handle.stdoutReader);
-    const evidence = { exitCode: outcome.exitCode, stdout: stdout.text, stderr: stderr.text };
+    return result;
+  }
+
+  /** The outcome; `exit` is null when nothing was started. */
+  private outcome(
+    started: number,
+    exit: { exitCode: number | null; signal: string | null; error: StartFailure | null } | null,
+  ): ShellProcessOutcome {
+    const startError: StartFailure | null = this.refused ?? (exit?.error ? { ...exit.error } : null);
+    if (startError) this.pendingError = `failed to start (${startError.code}): ${startError.message}`;
+    const stdout = this.handle ? capture(this.handle.stdoutReader) : EMPTY;
+    const stderr = this.handle ? capture(this.handle.stderrReader) : EMPTY;
+    const evidence = { exitCode: exit?.exitCode ?? null, stdout: stdout.text, stderr: stderr.text };
+    // A background reader learns of a failed start from stderr; a deadline run reports it as a marker.
+    const shownStderr =
+      startError && !this.deadline ? { ...stderr, text: `${stderr.text}${this.pendingError}\n` } : stderr;
     return {
-      exitCode: this.refused ? null : outcome.exitCode,
-      signal: this.refused ? null : outcome.signal,
+      exitCode: exit?.exitCode ?? null,
+      signal: exit?.signal ?? null,
       killed: this.killed,
+      timedOut: this.cause === 'timeout',
+      aborted: this.cause === 'abort',
+      timeoutMs: this.deadline ? this.spec.timeoutMs : null,
       startError,
       stdout,
-      stderr: startError ? { ...stderr, text: `${stderr.text}${this.pendingError}\n` } : stderr,
+      stderr: shownStderr,
       durationMs: Date.now() - started,
       sandbox: sandboxFacts(this.spec, this.sandbox, this.confinement, evidence),
     };
@@ -118,13 +165,14 @@ export class LocalShellProcess implements ShellProcess {
    * false once settled, or when bash had already exited by itself (its leftovers are still ended).
    */
   kill(): Promise<boolean> {
-    if (this.settled) return Promise.resolve(false);
+    const handle = this.handle;
+    if (this.settled || !handle) return Promise.resolve(false);
     if (this.killing) return this.killing;
     this.killing = (async () => {
-      const running = !this.exited;
+      const running = !this.exited && this.cause === null;
       if (running) this.killed = true;
       this.kill$.abort();
-      await this.handle.terminate();
+      await handle.terminate();
       await this.done;
       return running;
     })();

@@ -9,6 +9,7 @@ import {
   type ShellExecSpec,
   ShellExecutor,
   type ShellProcess,
+  type ShellStartOptions,
 } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { LocalShellProcess } from './background.js';
@@ -61,8 +62,8 @@ export class LocalBashExecutor extends ShellExecutor {
   }
 
   /** Never throws for a missing fence: the process then settles failed with `SANDBOX_UNAVAILABLE`. */
-  start(spec: ShellExecSpec): ShellProcess {
-    return new LocalShellProcess(this.subprocess, spec, this.config.bash, this.sandbox);
+  start(spec: ShellExecSpec, options: ShellStartOptions = {}): ShellProcess {
+    return new LocalShellProcess(this.subprocess, spec, this.config.bash, this.sandbox, options);
   }
 
   /** The fence in use, if any (for dumpConfig). */

@@ -4,11 +4,8 @@
  */
 import { DshError } from '@dsh/core';
 import type { Confinement, RunEvidence, Sandbox, SandboxFacts } from '@dsh/sandbox';
-import type { CapturedText, ShellExecSpec, StartFailure } from '@dsh/shell';
+import type { CapturedText, ShellExecSpec } from '@dsh/shell';
 import type { OutputReader, SpawnSpec } from '@dsh/subprocess';
-
-/** Start failures that are the infrastructure's, not the command's: `run` rejects with these. */
-export const INFRASTRUCTURE_START_ERRORS = new Set(['EXECUTABLE_NOT_FOUND', 'NOT_EXECUTABLE', 'SPAWN_FAILED']);
 
 /**
  * The confinement of a run: null when it runs unconfined (no sandbox asked, or
@@ -71,13 +68,4 @@ export function capture(reader: OutputReader | null): CapturedText {
   if (!reader) return { text: '', truncated: false, totalBytes: 0, spillPath: null };
   const read = reader.read(0);
   return { text: read.text, truncated: read.lossy, totalBytes: reader.totalBytes, spillPath: read.spillPath };
-}
-
-/** Rejects for a start failure that is the infrastructure's; returns the failure otherwise. */
-export function startFailure(error: { code: string; message: string } | null): StartFailure | null {
-  if (!error) return null;
-  if (INFRASTRUCTURE_START_ERRORS.has(error.code)) {
-    throw new DshError(error.code, `bash could not be started: ${error.message}`, { data: { ...error } });
-  }
-  return { code: error.code, message: error.message };
 }

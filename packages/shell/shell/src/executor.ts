@@ -2,7 +2,7 @@
  * The ctx.shell service contract. `@dsh/bash-local` provides the local implementation.
  */
 import type {} from '@dsh/core';
-import type { ShellExecRequest, ShellExecResult, ShellExecSpec, ShellProcess } from './types.js';
+import type { ShellExecRequest, ShellExecResult, ShellExecSpec, ShellProcess, ShellStartOptions } from './types.js';
 
 declare module '@dsh/core' {
   interface ServiceMap {
@@ -27,9 +27,11 @@ export abstract class ShellExecutor {
   abstract run(spec: ShellExecSpec, options?: { signal?: AbortSignal }): Promise<ShellExecResult>;
 
   /**
-   * Starts in the background, with no executor timeout. Never throws for a failed start: `done`
-   * settles with the error on stderr.
-   * @throws DshError `SANDBOX_UNAVAILABLE` when a confined mode has no fence.
+   * Starts and returns at once. Without `options.deadline` there is no executor timeout (a
+   * background command); with it, the spec's deadline and `options.signal` apply as in `run`,
+   * and a caller can still hand the running process over (e.g. to ctx.jobs). Never throws for a
+   * failed start, a missing fence included: `done` settles with `startError` (and, without a
+   * deadline, the error on stderr).
    */
-  abstract start(spec: ShellExecSpec): ShellProcess;
+  abstract start(spec: ShellExecSpec, options?: ShellStartOptions): ShellProcess;
 }

@@ -8,6 +8,7 @@ export type { ParsedShellResult } from './parse.js';
 export { parseShellResult } from './parse.js';
 export type { DisplayPlan, RenderableResult, RenderOptions } from './render.js';
 export { keepTail, planDisplay, renderShellResult } from './render.js';
+export { INFRASTRUCTURE_START_ERRORS, infrastructureError } from './start-failure.js';
 export type {
   CapturedText,
   ProcessRead,
@@ -19,5 +20,6 @@ export type {
   ShellExecSpec,
   ShellProcess,
   ShellProcessOutcome,
+  ShellStartOptions,
   StartFailure,
 } from './types.js';

@@ -11,7 +11,7 @@ export interface RenderableResult {
   signal: string | null;
   timedOut?: boolean;
   aborted?: boolean;
-  timeoutMs?: number;
+  timeoutMs?: number | null;
   stdout: CapturedText;
   stderr: CapturedText;
   sandbox: SandboxFacts | null;

@@ -87,12 +87,18 @@ export interface ProcessRead {
   spillPaths: { stdout: string | null; stderr: string | null };
 }
 
-/** How a background process ended. */
+/** How a started process ended. */
 export interface ShellProcessOutcome {
   exitCode: number | null;
   signal: string | null;
   /** `kill()` ended it. */
   killed: boolean;
+  /** Its deadline ended it (only with `start(spec, { deadline: true })`). Never true together with `aborted`. */
+  timedOut: boolean;
+  /** The start option's signal ended it. Never true together with `timedOut`. */
+  aborted: boolean;
+  /** The deadline that applied, in milliseconds; null without one. */
+  timeoutMs: number | null;
   startError: StartFailure | null;
   stdout: CapturedText;
   stderr: CapturedText;
@@ -100,7 +106,18 @@ export interface ShellProcessOutcome {
   sandbox: SandboxFacts | null;
 }
 
-/** A background process: no id and no owner (those belong to ctx.jobs). */
+/** Options of `ShellExecutor.start`. */
+export interface ShellStartOptions {
+  /**
+   * Apply the spec's `timeoutMs` as a deadline (fused with `signal`), as a foreground run does;
+   * the outcome then reports `timedOut` / `aborted`. @default false: no executor timeout
+   */
+  deadline?: boolean;
+  /** Ends the process when aborted (the outcome says `aborted`). @default none */
+  signal?: AbortSignal;
+}
+
+/** A started process: no id and no owner (those belong to ctx.jobs). */
 export interface ShellProcess {
   readonly pid: number | undefined;
   /** Only what is new since the last call. */

@@ -95,13 +95,13 @@ describe('persistent bash: regressions from review', () => {
     const r = await rig();
     await r.bash({ command: 'true' });
     const ac = new AbortController();
-    const call = r.c.tools.call(r.agent, 'bash', { command: 'sleep 100' }, ac.signal);
+    const call = r.c.tools.call(r.agent, 'bash', { command: 'sleep 100' }, { signal: ac.signal });
     await new Promise((res) => setTimeout(res, 200));
     const disposing = r.c.ctx.get('terminals').disposeOwner(r.agent);
     ac.abort();
     await disposing;
     expect((await call).isError === true || (await call).isError === false).toBe(true);
-    const pre = await r.c.tools.call(r.agent, 'bash', { command: 'touch never' }, AbortSignal.abort());
+    const pre = await r.c.tools.call(r.agent, 'bash', { command: 'touch never' }, { signal: AbortSignal.abort() });
     expect(pre).toMatchObject({ isError: true, data: { error: { code: 'ABORTED' } } });
   });
 

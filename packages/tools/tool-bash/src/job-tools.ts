@@ -3,7 +3,7 @@
  */
 import { defineTool, isDshError, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import type { JobInfo } from '@dsh/jobs';
-import { jobIdArgs, noArgs } from './args.js';
+import { jobIdArgs, jobKillOutput, jobListOutput, jobOutputOutput, noArgs } from './args.js';
 import { capForModel } from './render-facts.js';
 import { spillDirOf } from './save-output.js';
 
@@ -22,8 +22,10 @@ export function createJobOutputTool(): ToolDefinition {
   return defineTool({
     name: 'job_output',
     description:
-      'Read the new output of one of your background jobs (only what appeared since your last job_output call) and whether it is still running. When it has ended, its exit markers follow.',
+      'New output of one of your background jobs (since your last job_output) and whether it still runs; exit markers once it ended.',
     schema: jobIdArgs,
+    output: jobOutputOutput,
+    annotations: { readOnlyHint: true },
     onError: notFound,
     async run({ job_id }, { ctx, owner }) {
       const out = ctx.get('jobs').output(owner, job_id);
@@ -52,8 +54,10 @@ export function createJobOutputTool(): ToolDefinition {
 export function createJobKillTool(): ToolDefinition {
   return defineTool({
     name: 'job_kill',
-    description: 'Stop one of your background jobs (its whole process tree). Says so when it had already ended.',
+    description: 'Stop one of your background jobs and its whole process tree.',
     schema: jobIdArgs,
+    output: jobKillOutput,
+    annotations: { destructiveHint: true, idempotentHint: true },
     onError: notFound,
     async run({ job_id }, { ctx, owner }) {
       const jobs = ctx.get('jobs');
@@ -71,8 +75,10 @@ export function createJobKillTool(): ToolDefinition {
 export function createJobListTool(): ToolDefinition {
   return defineTool({
     name: 'job_list',
-    description: 'List your background jobs with their state, age and command.',
+    description: 'List your background jobs: state, age, command.',
     schema: noArgs,
+    output: jobListOutput,
+    annotations: { readOnlyHint: true },
     async run(_args, { ctx, owner }) {
       const jobs = ctx.get('jobs').list(owner);
       const text =

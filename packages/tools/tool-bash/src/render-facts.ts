@@ -3,7 +3,7 @@
  * the machine facts in `data`. Whenever the model is shown only the end of a stream, a note
  * names a file with all of it.
  */
-import { saveText } from '@dsh/core';
+import { argName, saveText, type ToolCallOptions } from '@dsh/core';
 import { keepTail, planDisplay, type RenderableResult, renderShellResult } from '@dsh/shell';
 import { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 
@@ -24,17 +24,24 @@ export function factsOf(result: RenderableResult & { durationMs?: number }): Rec
   };
 }
 
-function timeoutNote(result: RenderableResult, maxTimeoutMs: number | null): string[] {
+/** How notes name the caller's arguments (a CLI says `--timeout`, a model `timeout_ms`). */
+export type Naming = Pick<ToolCallOptions, 'argNames'>;
+
+function timeoutNote(result: RenderableResult, maxTimeoutMs: number | null, naming: Naming): string[] {
   if (!result.timedOut) return [];
-  const raise = maxTimeoutMs ? `raise timeout_ms (at most ${maxTimeoutMs})` : 'raise timeout_ms';
-  return [`the command was killed at its deadline; ${raise} or use run_in_background for long tasks`];
+  const timeout = argName(naming, 'timeout_ms');
+  const background = argName(naming, 'run_in_background');
+  const ways: string[] = [];
+  if (timeout) ways.push(maxTimeoutMs ? `raise ${timeout} (at most ${maxTimeoutMs})` : `raise ${timeout}`);
+  if (background) ways.push(`use ${background} for long tasks`);
+  return [`the command was killed at its deadline${ways.length > 0 ? `; ${ways.join(' or ')}` : ''}`];
 }
 
 const readHint = '(read it with head, tail, grep or sed -n)';
 
 /** Notes for streams the collector truncated (independent of any display cap). */
-export function notesFor(result: RenderableResult, maxTimeoutMs: number | null): string[] {
-  const notes = timeoutNote(result, maxTimeoutMs);
+export function notesFor(result: RenderableResult, maxTimeoutMs: number | null, naming: Naming = {}): string[] {
+  const notes = timeoutNote(result, maxTimeoutMs, naming);
   for (const [name, stream] of [
     ['stdout', result.stdout],
     ['stderr', result.stderr],
@@ -56,11 +63,11 @@ export function notesFor(result: RenderableResult, maxTimeoutMs: number | null):
  */
 export function renderForModel(
   result: RenderableResult & { durationMs?: number },
-  options: { maxTimeoutMs: number | null; spillDir: string; notes?: string[] },
+  options: { maxTimeoutMs: number | null; spillDir: string; notes?: string[]; naming?: Naming },
 ): { text: string; data: Record<string, unknown> } {
   const maxChars = MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS;
   const plan = planDisplay(result.stdout.text, result.stderr.text, maxChars);
-  const notes = [...(options.notes ?? []), ...notesFor(result, options.maxTimeoutMs)];
+  const notes = [...(options.notes ?? []), ...notesFor(result, options.maxTimeoutMs, options.naming)];
   const saved: Record<string, string | null> = {};
   for (const name of ['stdout', 'stderr'] as const) {
     const stream = result[name];
