@@ -23,7 +23,23 @@ export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
  */
 export function outputSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return rest;
+  return singleTyped(rest) as Record<string, unknown>;
+}
+
+/**
+ * Rewrites `type: [T, 'null']` as `anyOf: [{type: T}, {type: 'null'}]` throughout: the same
+ * contract, in the spelling that single-`type` schema dialects (some model providers') accept.
+ */
+function singleTyped(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTyped);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = singleTyped(value);
+  if (Array.isArray(out.type)) {
+    const { type, ...others } = out;
+    return { ...others, anyOf: (type as unknown[]).map((t) => ({ type: t })) };
+  }
+  return out;
 }
 
 /** A tool error the model can act on. */

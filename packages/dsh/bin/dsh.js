@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The dsh command line; see packages/dsh/src/cli.ts.
-import { main } from '../dist/cli.js';
+import { main } from '../dist/cli/main.js';
 
 main(process.argv.slice(2)).then(
   (status) => {

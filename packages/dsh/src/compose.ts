@@ -6,6 +6,7 @@ import {
   Composition,
   type Ctx,
   createOwner,
+  DshError,
   type Owner,
   type ToolCallOptions,
   type ToolInfo,
@@ -14,8 +15,9 @@ import {
 import type {} from '@dsh/sandbox';
 import type {} from '@dsh/terminal';
 import { type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
+import { SessionLog } from './log/session-log.js';
 import { type PresetName, presetPlugins } from './presets.js';
-import { SessionLog } from './session-log.js';
+import { DSH_VERSION } from './version.js';
 
 /** Options of {@link compose}. */
 export interface ComposeOptions {
@@ -63,7 +65,7 @@ function dump(composition: Composition, preset: PresetName, config: ResolvedDshC
       jobs: config.jobs,
       subprocess: { containment: config.subprocess.containment, inEffect: subprocess?.containment ?? null },
       approver: config.approver ? 'custom' : 'none (escalations are denied)',
-      sessionLog: log ? { dir: config.sessionLog?.dir, file: log.path } : null,
+      sessionLog: log ? { root: config.sessionLog?.dir, session: log.id, dir: log.dir, error: log.error } : null,
     },
     sandbox: sandboxDump(composition, config),
   };
@@ -95,7 +97,13 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   const preset = options.preset ?? 'base';
   const config = resolveDshConfig(options.config);
   const composition = await Composition.create(presetPlugins(preset, config));
-  const log = config.sessionLog ? new SessionLog(config.sessionLog.dir) : null;
+  let log: SessionLog | null = null;
+  try {
+    if (config.sessionLog) log = openLog(composition, config, preset);
+  } catch (error) {
+    await composition.dispose();
+    throw error;
+  }
   return {
     ctx: composition.ctx,
     createAgent: (name: string) => createOwner(name),
@@ -104,7 +112,14 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       async call(agent, name, args, callOptions = {}) {
         const started = Date.now();
         const result = await composition.tools.call(agent, name, args, callOptions);
-        log?.record({ agent: agent.name, tool: name, args, result, durationMs: Date.now() - started });
+        log?.toolCall({
+          agent: agent.name,
+          tool: name,
+          args,
+          text: result.text,
+          isError: result.isError,
+          durationMs: Date.now() - started,
+        });
         return result;
       },
     },
@@ -114,6 +129,52 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       if (terminals) await terminals.disposeOwner(agent);
     },
     dumpConfig: () => dump(composition, preset, config, log),
-    dispose: () => composition.dispose(),
+    dispose: async () => {
+      try {
+        await composition.dispose();
+      } finally {
+        await log?.close();
+      }
+    },
   };
+}
+
+/** Opens the session log and subscribes it to job ends and terminal sends. */
+function openLog(composition: Composition, config: ResolvedDshConfig, preset: PresetName): SessionLog {
+  const root = (config.sessionLog as { dir: string }).dir;
+  let log: SessionLog;
+  try {
+    log = SessionLog.open(root, {
+      preset,
+      workspace: config.workspace,
+      sandbox: config.sandbox.mode,
+      version: DSH_VERSION,
+    });
+  } catch (error) {
+    throw new DshError('SESSION_LOG_FAILED', `The session log cannot be written under ${root}: ${String(error)}`, {
+      cause: error,
+      data: { root },
+    });
+  }
+  const { jobs, terminals } = composition.ctx;
+  jobs?.onEnd((owner, info) =>
+    log.jobEnd({
+      agent: owner.name,
+      jobId: info.id,
+      title: info.title,
+      state: info.state,
+      text: info.result?.text ?? '',
+    }),
+  );
+  terminals?.onSend((owner, e) =>
+    log.terminalSend({
+      agent: owner.name,
+      terminalId: e.terminalId,
+      input: e.input,
+      output: e.result.output,
+      reason: e.result.reason,
+      exitCode: e.result.commandExitCode,
+    }),
+  );
+  return log;
 }

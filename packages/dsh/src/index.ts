@@ -13,11 +13,25 @@ export { parseShellResult, renderShellResult, ShellExecutor } from '@dsh/shell';
 export type { SpawnSpec, SubprocessHandle } from '@dsh/subprocess';
 export { SENSITIVE_ENV_PATTERN, SubprocessRuntime, scrubbedParentEnv } from '@dsh/subprocess';
 export { LocalSubprocessRuntime } from '@dsh/subprocess-local';
-export { exitStatusOf, main } from './cli.js';
+export {
+  EXIT_INTERNAL,
+  EXIT_SIGNAL_BASE,
+  EXIT_START_FAILED,
+  EXIT_TIMEOUT,
+  EXIT_USAGE,
+  exitStatusOf,
+} from './cli/exit-codes.js';
+export { main } from './cli/main.js';
 export type { ComposeOptions, Dsh } from './compose.js';
 export { compose } from './compose.js';
 export type { DshConfig, EscalationRequest, ResolvedDshConfig } from './config.js';
 export { resolveDshConfig } from './config.js';
+export type { LogRecord, SessionRead, SessionSummary } from './log/read-log.js';
+export { listSessions, locateSession, readSession } from './log/read-log.js';
+export { SESSION_RETAIN_BYTES, SESSION_RETAIN_MS } from './log/retention.js';
+export type { SessionStart } from './log/session-log.js';
+export { DEFAULT_SESSION_ROOT, LOG_SEND_OUTPUT_MAX_CHARS, SessionLog } from './log/session-log.js';
+export { factsOfRecord, renderSession, renderSessionJson } from './log/show-log.js';
 export type { PresetName } from './presets.js';
 export { PRESETS, presetPlugins } from './presets.js';
-export { SessionLog } from './session-log.js';
+export { DSH_VERSION } from './version.js';

@@ -1,10 +1,17 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../bin/dsh.js', import.meta.url));
+/** A private HOME per test file: session logs (on by default for `dsh run`) land there and are removed. */
+const home = mkdtempSync(join(tmpdir(), 'dsh-cli-home-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+const env = { ...process.env, HOME: home };
 function dsh(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -55,15 +62,14 @@ describe('dsh CLI', () => {
 describe('dsh CLI signals', () => {
   it('SIGTERM to dsh run ends the command tree and exits 128+15', async () => {
     const { spawn } = await import('node:child_process');
-    const { mkdtempSync, readFileSync, rmSync, existsSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
+    const { readFileSync, existsSync } = await import('node:fs');
     const dir = mkdtempSync(join(tmpdir(), 'dsh-cli-sig-'));
     const pidFile = join(dir, 'pid');
     let sleeper = 0;
     try {
       const child = spawn(process.execPath, [bin, 'run', '--', `echo $$ > ${pidFile}; exec sleep 30`], {
         stdio: 'ignore',
+        env,
       });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const until = Date.now() + 20_000;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compose, type Dsh, parseShellResult } from 'dsh';
@@ -86,22 +86,22 @@ describe('compose', () => {
     expect(alive(pid)).toBe(false);
   });
 
-  it('appends every tool call to a JSONL session log whose results parse back to facts', async () => {
+  it('appends every tool call to the session log, whose results parse back to facts', async () => {
     const logDir = join(tempDir(), 'logs');
     const dsh = await make({ config: { sessionLog: { dir: logDir } } });
     const agent = dsh.createAgent('logger');
     await dsh.tools.call(agent, 'bash', { command: 'echo one; exit 5' });
     await dsh.tools.call(agent, 'bash', { command: '' });
-    const [file] = readdirSync(logDir);
-    const lines = readFileSync(join(logDir, file as string), 'utf8')
+    const { dir } = (dsh.dumpConfig().config as { sessionLog: { dir: string } }).sessionLog;
+    const lines = readFileSync(join(dir, 'session.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ agent: 'logger', tool: 'bash', args: { command: 'echo one; exit 5' } });
-    expect(parseShellResult(lines[0].result.text)).toMatchObject({ exitCode: 5, stdout: 'one\n' });
-    expect(lines[1].result.isError).toBe(true);
-    expect(dsh.dumpConfig().config).toMatchObject({ sessionLog: { dir: logDir } });
+    expect(lines.map((l) => l.type)).toEqual(['session_start', 'tool_call', 'tool_call']);
+    expect(lines[1]).toMatchObject({ agent: 'logger', tool: 'bash', args: { command: 'echo one; exit 5' } });
+    expect(parseShellResult(lines[1].text)).toMatchObject({ exitCode: 5, stdout: 'one\n' });
+    expect(lines[2].is_error).toBe(true);
+    expect(dsh.dumpConfig().config).toMatchObject({ sessionLog: { root: logDir } });
   });
 
   it('a tool call with an owner not made by createAgent is a harness bug: INVALID_ARGUMENT', async () => {

@@ -10,6 +10,7 @@ export {
   MAX_SESSIONS_PER_OWNER,
 } from './limits.js';
 export { TERMINAL_PLUGIN, terminalPlugin } from './plugin.js';
+export type { TerminalSendListener } from './terminal-service.js';
 export { TerminalService } from './terminal-service.js';
 export type {
   OpenRequest,

@@ -34,8 +34,15 @@ interface Entry {
   closing: Promise<void> | null;
 }
 
+/** Told after every send settles: who sent what to which terminal, and what came back. */
+export type TerminalSendListener = (
+  owner: Owner,
+  event: { terminalId: TerminalId; input: string; result: SendResult },
+) => void;
+
 /** Persistent terminals by owner. */
 export class TerminalService {
+  private readonly sendListeners = new Set<TerminalSendListener>();
   private readonly backends = new Map<string, TerminalBackend>();
   private readonly entries = new Map<string, Entry>();
   /** Ids closed, with their owner: a repeated close by that owner answers false. */
@@ -130,11 +137,26 @@ export class TerminalService {
     }
     const sending = entry.session.send(checked);
     entry.sending = sending;
+    let result: SendResult;
     try {
-      return await sending;
+      result = await sending;
     } finally {
       entry.sending = null;
     }
+    for (const listener of this.sendListeners) {
+      try {
+        listener(owner, { terminalId: entry.id, input: checked.text, result });
+      } catch {
+        // a listener's failure must not break the send
+      }
+    }
+    return result;
+  }
+
+  /** Calls `listener` after every send settles. Returns the unsubscribe. */
+  onSend(listener: TerminalSendListener): () => void {
+    this.sendListeners.add(listener);
+    return () => this.sendListeners.delete(listener);
   }
 
   /** Interrupts the send in flight (SIGINT to the foreground). False when none is in flight. @throws DshError `TERMINAL_NOT_FOUND`. */

@@ -10,6 +10,7 @@ import {
   isDshError,
   jsonSchema,
   type Owner,
+  outputSchema,
   parseArgs,
   saveText,
   type ToolContext,
@@ -49,6 +50,16 @@ const args = z
   })
   .strict();
 
+/** `data` of a result. */
+const output = z.object({
+  exit_code: z.number().int().nullable().optional(),
+  reason: z.string().optional(),
+  timed_out: z.boolean().optional(),
+  aborted: z.boolean().optional(),
+  terminal_id: z.string().optional(),
+  error: z.object({ code: z.string() }).optional(),
+});
+
 /** One session lookup (or open) at a time per owner, so parallel first calls share one shell. */
 const acquiring = new WeakMap<Owner, Promise<unknown>>();
 
@@ -87,6 +98,8 @@ export function createPersistentBashTool(options: { workspace: string }): ToolDe
     description:
       'Run a bash command in your own persistent shell: cd, exports and functions carry over to the next call. Output ends with [exit code: N]. Commands that wait for input are interrupted; give input with a pipe or heredoc.',
     inputSchema: jsonSchema(args),
+    outputSchema: outputSchema(output),
+    annotations: { destructiveHint: true, openWorldHint: true },
     async call(raw: unknown, { ctx, owner, signal }: ToolContext): Promise<ToolResult> {
       const parsed = parseArgs(args, raw, 'bash');
       if (!parsed.ok) return parsed.result;

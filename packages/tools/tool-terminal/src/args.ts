@@ -50,3 +50,27 @@ export const readArgs = z
   .strict();
 
 export const idArgs = z.object({ terminal_id: terminalId }).strict();
+
+const idFact = { terminal_id: z.string().optional(), error: z.object({ code: z.string() }).optional() };
+
+/** `data` of terminal_open. */
+export const openOutput = z.object({ ...idFact, name: z.string().nullable().optional() });
+/** `data` of terminal_send. */
+export const sendOutput = z.object({
+  ...idFact,
+  reason: z.enum(['stdin_read', 'inferred_idle', 'timeout', 'session_exited']).optional(),
+  state: z.enum(['running', 'exited']).optional(),
+  exit_code: z.number().int().nullable().optional(),
+  cancelled: z.boolean().optional(),
+});
+/** `data` of terminal_read. */
+export const readOutput = z.object({
+  ...idFact,
+  offset: z.number().int().optional(),
+  next_offset: z.number().int().optional(),
+  start_offset: z.number().int().optional(),
+});
+/** `data` of terminal_cancel. */
+export const cancelOutput = z.object({ ...idFact, cancelled: z.boolean().optional() });
+/** `data` of terminal_close. */
+export const closeOutput = z.object({ ...idFact, closed: z.boolean().optional() });

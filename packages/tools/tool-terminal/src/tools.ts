@@ -6,14 +6,26 @@ import {
   isDshError,
   type jsonSchema,
   resolveWorkdir,
+  type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
   type ToolResult,
   toolError,
 } from '@dsh/core';
 import type { TerminalService } from '@dsh/terminal';
-import { idArgs, openArgs, readArgs, sendArgs } from './args.js';
+import {
+  cancelOutput,
+  closeOutput,
+  idArgs,
+  openArgs,
+  openOutput,
+  readArgs,
+  readOutput,
+  sendArgs,
+  sendOutput,
+} from './args.js';
 import { capOutput, statusLine } from './format.js';
+import { sendWatched } from './send-watched.js';
 
 /** Default wait of terminal_send. */
 export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
@@ -31,16 +43,20 @@ function modelError(error: unknown): ToolResult {
   throw error;
 }
 
+type Schema = Parameters<typeof jsonSchema>[0];
+
 function tool(
   name: string,
   description: string,
-  schema: Parameters<typeof jsonSchema>[0],
+  schemas: { args: Schema; output: Schema; annotations?: ToolAnnotations },
   run: (args: never, terminals: TerminalService, context: ToolContext) => Promise<ToolResult>,
 ): ToolDefinition {
   return defineTool({
     name,
     description,
-    schema,
+    schema: schemas.args,
+    output: schemas.output,
+    ...(schemas.annotations ? { annotations: schemas.annotations } : {}),
     run: (args, context) => run(args as never, context.ctx.get('terminals'), context),
     onError: modelError,
   });
@@ -51,8 +67,8 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
   return [
     tool(
       'terminal_open',
-      'Open a persistent interactive bash terminal of your own (state, cwd and running programs persist between sends). Returns its terminal_id.',
-      openArgs,
+      'Open a persistent interactive bash terminal of your own (state, cwd and programs persist between sends). Returns its terminal_id.',
+      { args: openArgs, output: openOutput },
       async (args: { name?: string; workdir?: string }, terminals, { owner }) => {
         const where = resolveWorkdir(options.workspace, args.workdir);
         if ('error' in where) return toolError(where.error, 'WORKDIR_NOT_FOUND');
@@ -67,11 +83,13 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     ),
     tool(
       'terminal_send',
-      'Type input into one of your terminals (Enter is pressed after it) and wait until it is ready again: back at the prompt, waiting for input, quiet, or the timeout. Returns only the new output.',
-      sendArgs,
-      async (args: { terminal_id: string; input: string; timeout_ms?: number }, terminals, { owner }) => {
-        const timeoutMs = args.timeout_ms ?? DEFAULT_SEND_TIMEOUT_MS;
-        const r = await terminals.send(owner, args.terminal_id, { text: args.input, timeoutMs });
+      'Type input into one of your terminals (then Enter) and wait until it is ready again: at the prompt, waiting for input, quiet, or the timeout. Returns the new output.',
+      { args: sendArgs, output: sendOutput, annotations: { destructiveHint: true, openWorldHint: true } },
+      async (args: { terminal_id: string; input: string; timeout_ms?: number }, terminals, context) => {
+        // A wait longer than the caller's yield limit would outlive its request: the session keeps running.
+        const asked = args.timeout_ms ?? DEFAULT_SEND_TIMEOUT_MS;
+        const timeoutMs = context.yieldMs !== undefined ? Math.min(asked, context.yieldMs) : asked;
+        const r = await sendWatched(terminals, context, args.terminal_id, { text: args.input, timeoutMs });
         return {
           text: `${capOutput(r.output)}${r.output && !r.output.endsWith('\n') ? '\n' : ''}${statusLine(args.terminal_id, r, timeoutMs)}`,
           isError: false,
@@ -87,8 +105,8 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     ),
     tool(
       'terminal_read',
-      'Read a terminal’s scrollback by character offset (default: the latest output). Does not affect what terminal_send returns.',
-      readArgs,
+      'Read a terminal’s scrollback by character offset (default: the latest output). Does not change what terminal_send returns.',
+      { args: readArgs, output: readOutput, annotations: { readOnlyHint: true } },
       async (args: { terminal_id: string; offset?: number; limit?: number }, terminals, { owner }) => {
         const page = terminals.scrollback(owner, args.terminal_id, {
           offset: args.offset,
@@ -111,7 +129,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     tool(
       'terminal_cancel',
       'Interrupt what a terminal is running for your pending terminal_send (Ctrl-C to its foreground program).',
-      idArgs,
+      { args: idArgs, output: cancelOutput, annotations: { destructiveHint: true } },
       async (args: { terminal_id: string }, terminals, { owner }) => {
         const cancelled = await terminals.cancel(owner, args.terminal_id);
         return {
@@ -126,7 +144,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     tool(
       'terminal_close',
       'Close one of your terminals, ending every program in it.',
-      idArgs,
+      { args: idArgs, output: closeOutput, annotations: { destructiveHint: true, idempotentHint: true } },
       async (args: { terminal_id: string }, terminals, { owner }) => {
         const closed = await terminals.close(owner, args.terminal_id);
         return {

@@ -1,0 +1,115 @@
+/**
+ * The `dsh` command line (commander): `run`, `mcp`, `log list|show`, `--version`, `--dump-config`.
+ * Every subcommand resolves to an exit status; the table is in {@link EXIT_HELP}.
+ */
+import { isDshError } from '@dsh/core';
+import { Command, CommanderError, Option } from 'commander';
+import { compose } from '../compose.js';
+import type { PresetName } from '../presets.js';
+import { DSH_VERSION } from '../version.js';
+import { EXIT_HELP, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
+import { listCommand, showCommand } from './log.js';
+import { type McpOptions, serveCommand } from './mcp.js';
+import { directory, positiveInt, presetName, sandboxMode } from './options.js';
+import { type RunOptions, runCommand } from './run.js';
+
+async function dumpConfig(preset: PresetName): Promise<number> {
+  const dsh = await compose({ preset });
+  try {
+    process.stdout.write(`${JSON.stringify(dsh.dumpConfig(), null, 2)}\n`);
+    return 0;
+  } finally {
+    await dsh.dispose();
+  }
+}
+
+const logDirOption = (): Option =>
+  new Option('--log-dir <dir>', 'session log root (default ~/.dsh/sessions)').argParser(directory);
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit status. */
+export async function main(argv: string[]): Promise<number> {
+  let status = 0;
+  const program = new Command('dsh')
+    .description('dsh: the command-execution stack for AI agents')
+    .version(DSH_VERSION, '-V, --version', 'print the dsh version')
+    .option('--dump-config', 'print the composition (plugins, services, tools, resolved config) as JSON')
+    .addOption(new Option('--preset <preset>', 'preset for --dump-config').argParser(presetName).default('base'))
+    .addHelpText('after', EXIT_HELP)
+    .exitOverride()
+    .action(async (opts: { dumpConfig?: boolean; preset: PresetName }) => {
+      if (opts.dumpConfig) status = await dumpConfig(opts.preset);
+      else {
+        program.outputHelp();
+        status = EXIT_USAGE;
+      }
+    });
+  program
+    .command('run')
+    .description('run one bash command through the whole stack and print the rendered result')
+    .argument('<command...>', 'the command (put it after --); words are joined with spaces and run by bash -c')
+    .option('--timeout <ms>', 'kill the command after this many milliseconds', positiveInt)
+    .option('--workdir <dir>', 'working directory (relative to the current directory)')
+    .option('--json', 'print the result as JSON ({ text, isError, data })')
+    .addOption(
+      new Option('--sandbox <mode>', 'read-only, workspace-write (the current directory) or danger-full-access')
+        .argParser(sandboxMode)
+        .default('danger-full-access'),
+    )
+    .addOption(logDirOption())
+    .option('--no-log', 'keep no session log')
+    .addHelpText('after', EXIT_HELP)
+    .action(async (words: string[], opts: RunOptions) => {
+      status = await runCommand(words, opts);
+    });
+  program
+    .command('mcp')
+    .description('serve a preset over MCP stdio (one connection = one agent)')
+    .addOption(new Option('--preset <preset>', 'base, full or minimal').argParser(presetName).default('full'))
+    .addOption(new Option('--workspace <dir>', 'workspace root (default: the current directory)').argParser(directory))
+    .addOption(
+      new Option('--sandbox <mode>', 'read-only, workspace-write or danger-full-access')
+        .argParser(sandboxMode)
+        .default('workspace-write'),
+    )
+    .option('--network', 'allow the network inside the sandbox')
+    .addOption(
+      new Option('--yield-ms <ms>', 'a foreground bash still running after this long becomes a background job')
+        .argParser(positiveInt)
+        .default(45_000),
+    )
+    .addOption(logDirOption())
+    .option('--no-log', 'keep no session log')
+    .addHelpText('after', EXIT_HELP)
+    .action(async (opts: McpOptions) => {
+      status = await serveCommand(opts);
+    });
+  const log = program.command('log').description('read session logs');
+  log
+    .command('list')
+    .description('list the sessions, oldest first')
+    .addOption(logDirOption())
+    .action((opts: { logDir?: string }) => {
+      status = listCommand(opts);
+    });
+  log
+    .command('show')
+    .description('print one session; facts are recovered from the rendered results')
+    .argument('<session>', 'a session id (or its prefix), a session directory, or a log file')
+    .option('--json', 'one JSON object per line, each with the recovered facts')
+    .addOption(logDirOption())
+    .action(async (target: string, opts: { logDir?: string; json?: boolean }) => {
+      status = await showCommand(target, opts);
+    });
+  for (const command of [...program.commands, ...log.commands]) command.exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    if (isDshError(error)) {
+      process.stderr.write(`dsh: ${error.message}\n`);
+      return error.code === 'INVALID_ARGUMENT' ? EXIT_USAGE : EXIT_INTERNAL;
+    }
+    throw error;
+  }
+  return status;
+}

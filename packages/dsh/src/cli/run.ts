@@ -1,0 +1,67 @@
+/**
+ * `dsh run -- COMMAND…`: one command through the whole stack (CLI → bash tool → ctx.shell →
+ * ctx.subprocess), printed as the rendered result; exits with the command's status.
+ */
+import type { SandboxMode } from '@dsh/sandbox';
+import { compose } from '../compose.js';
+import { DEFAULT_SESSION_ROOT } from '../log/session-log.js';
+import { exitStatusOf, signalStatus } from './exit-codes.js';
+import { progressLine } from './progress-line.js';
+
+/** How `dsh run` names the bash tool's arguments in notes: its own flags. */
+export const RUN_ARG_NAMES = { timeout_ms: '--timeout', workdir: '--workdir', run_in_background: null } as const;
+
+/** Signals that end `dsh run`: the first aborts the command (its tree is ended), a second ends everything now. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Options of `dsh run`. */
+export interface RunOptions {
+  timeout?: number;
+  workdir?: string;
+  json?: boolean;
+  sandbox?: SandboxMode;
+  logDir?: string;
+  /** commander's `--no-log`. */
+  log?: boolean;
+}
+
+/** Runs the command; resolves to the exit status. */
+export async function runCommand(words: string[], options: RunOptions): Promise<number> {
+  const sessionLog = options.log === false ? undefined : { dir: options.logDir ?? DEFAULT_SESSION_ROOT };
+  const dsh = await compose({
+    preset: 'base',
+    config: { sandbox: { mode: options.sandbox ?? 'danger-full-access' }, ...(sessionLog ? { sessionLog } : {}) },
+  });
+  const agent = dsh.createAgent('cli');
+  const abort = new AbortController();
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stoppedBy === null) {
+      stoppedBy = signal;
+      abort.abort();
+      return;
+    }
+    void dsh.dispose().finally(() => process.exit(signalStatus(signal)));
+  };
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  const line = options.json ? null : progressLine(process.stderr);
+  try {
+    const args: Record<string, unknown> = { command: words.join(' ') };
+    if (options.timeout !== undefined) args.timeout_ms = options.timeout;
+    if (options.workdir !== undefined) args.workdir = options.workdir;
+    const result = await dsh.tools.call(agent, 'bash', args, {
+      signal: abort.signal,
+      argNames: RUN_ARG_NAMES,
+      ...(line ? { progress: line.report } : {}),
+    });
+    line?.clear();
+    if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else (result.isError ? process.stderr : process.stdout).write(`${result.text}\n`);
+    const signal = stoppedBy as NodeJS.Signals | null;
+    return signal ? signalStatus(signal) : exitStatusOf(result);
+  } finally {
+    line?.clear();
+    await dsh.dispose();
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The session log (DESIGN §13): `<root>/<YYYY-MM-DD>/<session-id>/session.jsonl`, one JSON
+ * object a line — the session start, every tool call (arguments as the model sent them, the
+ * rendered result), every background job's end, every terminal send (input, bounded output,
+ * reason). Lines are written synchronously, one `write` each, so a crash loses at most the line
+ * being written. Files are 0600 in 0700 directories. A clean end compresses the file to
+ * `session.jsonl.zstd`; a crashed session stays `.jsonl`. Facts are not stored twice: they are
+ * recovered from the rendered text with `parseShellResult`.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { sweepSessions } from './retention.js';
+import { zstdCompress } from './zstd.js';
+
+/** Where session logs go unless configured otherwise. */
+export const DEFAULT_SESSION_ROOT = join(homedir(), '.dsh', 'sessions');
+/** Output of one terminal send kept in the log: enough to follow the session, bounded like a tool result. */
+export const LOG_SEND_OUTPUT_MAX_CHARS = 8_000;
+/** Logs larger than this stay uncompressed at the end: compression holds the whole file in memory. */
+export const COMPRESS_MAX_BYTES = 256 * 1024 * 1024;
+/** The file name of a live (or crashed) session log, and of a cleanly ended one. */
+export const LOG_FILE = 'session.jsonl';
+export const LOG_FILE_ZSTD = 'session.jsonl.zstd';
+
+/** What the first line of a session says. */
+export interface SessionStart {
+  preset: string;
+  workspace: string;
+  sandbox: string;
+  version: string;
+}
+
+/** `text` cut to its last `max` characters, with the count of what was cut. */
+function bounded(text: string, max: number): { text: string; omitted: number } {
+  return text.length <= max
+    ? { text, omitted: 0 }
+    : { text: text.slice(text.length - max), omitted: text.length - max };
+}
+
+/** An open session log. Create with {@link SessionLog.open}. */
+export class SessionLog {
+  private fd: number;
+  private closing: Promise<void> | undefined;
+  /** Why writing stopped (e.g. the disk is full); null while it works. */
+  error: string | null = null;
+
+  private constructor(
+    /** The session's id (also its directory name). */
+    readonly id: string,
+    /** The session's directory. */
+    readonly dir: string,
+  ) {
+    this.fd = openSync(join(dir, LOG_FILE), 'a', 0o600);
+  }
+
+  /** The log file while the session is live. */
+  get path(): string {
+    return join(this.dir, LOG_FILE);
+  }
+
+  /**
+   * Starts a new session under `root` (sweeping sessions past retention first) and writes its
+   * first line. @throws when the directory cannot be made (the caller decides whether to run unlogged).
+   */
+  static open(root: string, start: SessionStart): SessionLog {
+    const now = new Date();
+    sweepSessions(root, now.getTime());
+    const day = now.toISOString().slice(0, 10);
+    const id = `${now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+    const dir = join(root, day, id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const log = new SessionLog(id, dir);
+    log.write({ type: 'session_start', session: id, pid: process.pid, ...start });
+    return log;
+  }
+
+  /** Appends one record (with its time). Never throws: a failing disk stops the log, not the session. */
+  write(record: Record<string, unknown>): void {
+    if (this.fd < 0 || this.error !== null) return;
+    try {
+      writeSync(this.fd, `${JSON.stringify({ ts: new Date().toISOString(), ...record })}\n`);
+    } catch (error) {
+      this.error = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /** One tool call: the arguments as the model sent them and the rendered result. */
+  toolCall(entry: { agent: string; tool: string; args: unknown; text: string; isError: boolean; durationMs: number }) {
+    this.write({
+      type: 'tool_call',
+      agent: entry.agent,
+      tool: entry.tool,
+      args: entry.args,
+      text: entry.text,
+      is_error: entry.isError,
+      duration_ms: entry.durationMs,
+    });
+  }
+
+  /** A background job's end: its id, state and rendered outcome (the markers). */
+  jobEnd(entry: { agent: string; jobId: string; title: string; state: string; text: string }): void {
+    this.write({
+      type: 'job_end',
+      agent: entry.agent,
+      job_id: entry.jobId,
+      title: entry.title,
+      state: entry.state,
+      text: entry.text,
+    });
+  }
+
+  /** One terminal send: the input, its output (bounded), and why control came back. */
+  terminalSend(entry: {
+    agent: string;
+    terminalId: string;
+    input: string;
+    output: string;
+    reason: string;
+    exitCode: number | null;
+  }) {
+    const out = bounded(entry.output, LOG_SEND_OUTPUT_MAX_CHARS);
+    this.write({
+      type: 'terminal_send',
+      agent: entry.agent,
+      terminal_id: entry.terminalId,
+      input: entry.input,
+      output: out.text,
+      ...(out.omitted > 0 ? { output_omitted: out.omitted } : {}),
+      reason: entry.reason,
+      exit_code: entry.exitCode,
+    });
+  }
+
+  /** The clean end: a last line, then the file compressed to `session.jsonl.zstd`. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.write({ type: 'session_end' });
+      if (this.fd >= 0) closeSync(this.fd);
+      this.fd = -1;
+      await compressLog(this.dir);
+    })();
+    return this.closing;
+  }
+}
+
+/** Compresses a session's log in place (best effort: a failure leaves the readable `.jsonl`). */
+async function compressLog(dir: string): Promise<void> {
+  const plain = join(dir, LOG_FILE);
+  try {
+    const data = readFileSync(plain);
+    if (data.length > COMPRESS_MAX_BYTES) return;
+    const packed = await zstdCompress(data);
+    const tmp = join(dir, `.${LOG_FILE_ZSTD}.tmp`);
+    writeFileSync(tmp, packed, { mode: 0o600 });
+    renameSync(tmp, join(dir, LOG_FILE_ZSTD));
+    unlinkSync(plain);
+  } catch {
+    // the plain log stays; `dsh log show` reads it
+  }
+}
