@@ -28,7 +28,7 @@ export type { DshConfig, EscalationRequest, ResolvedDshConfig } from './config.j
 export { resolveDshConfig } from './config.js';
 export type { LogRecord, SessionRead, SessionSummary } from './log/read-log.js';
 export { listSessions, locateSession, readSession } from './log/read-log.js';
-export { SESSION_RETAIN_BYTES, SESSION_RETAIN_MS } from './log/retention.js';
+export { SESSION_RETAIN_BYTES, SESSION_RETAIN_MS, sweepSessions } from './log/retention.js';
 export type { SessionStart } from './log/session-log.js';
 export { DEFAULT_SESSION_ROOT, LOG_SEND_OUTPUT_MAX_CHARS, SessionLog } from './log/session-log.js';
 export { factsOfRecord, renderSession, renderSessionJson } from './log/show-log.js';

@@ -29,7 +29,7 @@ export interface McpOptions {
 }
 
 /** The start-up line on stderr. */
-function startLine(dump: Record<string, unknown>): string {
+export function startLine(dump: Record<string, unknown>): string {
   const config = dump.config as { workspace: string; sessionLog: { dir: string } | null };
   const sandbox = dump.sandbox as { mode: string; fence: string | null; note: string; network: boolean };
   const fence =

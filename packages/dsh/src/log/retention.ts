@@ -55,11 +55,15 @@ export function sessionDirs(root: string): SessionDir[] {
 }
 
 /** Removes sessions past the age limit, then the oldest past the size budget; empty day directories go too. */
-export function sweepSessions(root: string, now: number): void {
+export function sweepSessions(
+  root: string,
+  now: number,
+  limits: { maxAgeMs: number; maxBytes: number } = { maxAgeMs: SESSION_RETAIN_MS, maxBytes: SESSION_RETAIN_BYTES },
+): void {
   const all = sessionDirs(root);
   let total = all.reduce((n, s) => n + s.bytes, 0);
   for (const s of all) {
-    if (now - s.mtimeMs <= SESSION_RETAIN_MS && total <= SESSION_RETAIN_BYTES) continue;
+    if (now - s.mtimeMs <= limits.maxAgeMs && total <= limits.maxBytes) continue;
     rmSync(s.dir, { recursive: true, force: true });
     total -= s.bytes;
   }
