@@ -141,11 +141,25 @@ export interface ToolSpec<T> {
 
 /** A tool whose arguments are checked against its schema before it runs (bad input is an isError result). */
 export function defineTool<T>(spec: ToolSpec<T>): ToolDefinition {
+  // JSON Schemas are made on first listing, not at mount: start-up does not pay for them.
+  let input: Record<string, unknown> | undefined;
+  let output: Record<string, unknown> | undefined;
+  const output$ = spec.output;
   return {
     name: spec.name,
     description: spec.description,
-    inputSchema: jsonSchema(spec.schema),
-    ...(spec.output ? { outputSchema: outputSchema(spec.output) } : {}),
+    get inputSchema() {
+      input ??= jsonSchema(spec.schema);
+      return input;
+    },
+    ...(output$
+      ? {
+          get outputSchema() {
+            output ??= outputSchema(output$);
+            return output;
+          },
+        }
+      : {}),
     ...(spec.annotations ? { annotations: spec.annotations } : {}),
     async call(raw, context) {
       const parsed = parseArgs(spec.schema, raw, spec.name);

@@ -121,9 +121,6 @@ export function serveMcp(options: ServeMcpOptions): McpServerHandle {
       }));
       server.setRequestHandler('tools/call', async (request, ctx) => {
         const { name } = request.params;
-        if (!host.tools.list().some((t) => t.name === name)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-        }
         const approval = new ApprovalRound(seal, {
           canAsk: canElicit(server, ctx),
           responses: ctx.mcpReq.inputResponses,
@@ -137,6 +134,10 @@ export function serveMcp(options: ServeMcpOptions): McpServerHandle {
           ...(progress ? { progress } : {}),
         });
         if (approval.asked) return approval.result();
+        // An unknown tool is a protocol error (the spec's -32602), not a tool result.
+        if ((result.data.error as { code?: string } | undefined)?.code === 'UNKNOWN_TOOL') {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        }
         return {
           content: [{ type: 'text' as const, text: result.text }],
           structuredContent: result.data,
