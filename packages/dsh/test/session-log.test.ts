@@ -19,7 +19,7 @@ describe('session log', () => {
     const returned: number[] = [];
     for (const command of ['true', 'exit 3', 'echo hi; exit 7', 'kill -TERM $$']) {
       const r = await c.client.callTool({ name: 'bash', arguments: { command } });
-      returned.push(r.structuredContent?.exit_code as number);
+      returned.push((r.structuredContent as { exit_code: number }).exit_code);
     }
     const job = await c.client.callTool({ name: 'bash', arguments: { command: 'exit 4', run_in_background: true } });
     const jobId = (job.structuredContent as { job_id: string }).job_id;
@@ -40,9 +40,7 @@ describe('session log', () => {
     expect(lines[0]).toMatchObject({ type: 'session_start', preset: 'full', sandbox: 'danger-full-access' });
     expect(lines.at(-1)).toMatchObject({ type: 'session_end' });
     const bashCalls = lines.filter((l) => l.type === 'tool_call' && l.tool === 'bash').slice(0, 4);
-    expect(bashCalls.map((l) => parseShellResult(l.text as string).exitCode)).toEqual(
-      returned.slice(0, 3).concat([null]),
-    );
+    expect(bashCalls.map((l) => parseShellResult(l.text as string).exitCode)).toEqual([...returned.slice(0, 3), null]);
     expect(parseShellResult(bashCalls[3]?.text as string).signal).toBe('SIGTERM');
     expect(lines.find((l) => l.type === 'job_end')).toMatchObject({ job_id: jobId, state: 'failed' });
     expect(lines.find((l) => l.type === 'terminal_send')).toMatchObject({

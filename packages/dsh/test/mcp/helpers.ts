@@ -41,7 +41,10 @@ export async function connect(
     era?: Era;
     args?: string[];
     /** Answers elicitations; without it the client declares no elicitation support. */
-    elicit?: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+    elicit?: (message: string) => {
+      action: 'accept' | 'decline' | 'cancel';
+      content?: Record<string, string | number | boolean>;
+    };
   } = {},
 ): Promise<Connected> {
   const home = tempDir('dsh-mcp-home-');

@@ -131,7 +131,10 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
       { name: 'bash', arguments: { command: `sleep 100 & echo $! > ${pidFile}; wait` } },
       { signal: ac.signal },
     );
-    const sleeper = await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')), 'the sleeper');
+    const sleeper = await waitFor(
+      () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : 0),
+      'the sleeper',
+    );
     ac.abort();
     await expect(call).rejects.toThrow();
     await waitFor(() => !isAlive(sleeper), 'the tree ended');
