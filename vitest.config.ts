@@ -7,6 +7,7 @@ const src = (path: string): string => fileURLToPath(new URL(`./packages/${path}/
 const PACKAGES: Record<string, string> = {
   '@dsh/core': 'core',
   '@dsh/subprocess-local': 'subprocess/subprocess-local',
+  '@dsh/subprocess-remote': 'subprocess/subprocess-remote',
   '@dsh/subprocess': 'subprocess/subprocess',
   '@dsh/sandbox': 'sandbox/sandbox',
   '@dsh/shell': 'shell/shell',
@@ -21,6 +22,11 @@ const PACKAGES: Record<string, string> = {
   dsh: 'dsh',
 };
 
+/** Suites that test the ctx.subprocess contract (not the local provider's internals). */
+const CHANNEL_SUITES = ['collect', 'env', 'start', 'stdio', 'tree', 'terminal'].map(
+  (name) => `packages/subprocess/subprocess-local/test/${name}.test.ts`,
+);
+
 export default defineConfig({
   resolve: {
     alias: Object.entries(PACKAGES).map(([find, dir]) => ({ find: new RegExp(`^${find}$`), replacement: src(dir) })),
@@ -28,8 +34,12 @@ export default defineConfig({
   test: {
     pool: 'forks',
     reporters: ['default', './scripts/summary-reporter.ts'],
-    include: ['packages/**/test/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'local', include: ['packages/**/test/**/*.test.ts', 'test/**/*.test.ts'] } },
+      // The contract-level suites again, through a channel to a runtime server (DESIGN §15).
+      { extends: true, test: { name: 'channel', include: CHANNEL_SUITES, env: { DSH_TEST_WORLD: 'channel' } } },
+    ],
   },
 });

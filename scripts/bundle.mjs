@@ -1,25 +1,38 @@
 #!/usr/bin/env node
-// Builds the single-file bundle of the `dsh` command line (packages/dsh/dist/dsh.mjs) from the
-// tsc output: one file instead of a few hundred ES modules halves the CLI's start-up (module
-// resolution and loading dominate it). node-pty (a native addon) and the zstd WebAssembly
-// module stay external: they load their own files at run time. Run after `tsc -b`.
+// Builds the single-file bundles from the tsc output (run after `tsc -b`):
+// - packages/dsh/dist/dsh.mjs, the `dsh` command line: one file instead of a few hundred ES
+//   modules halves its start-up (module resolution and loading dominate it);
+// - packages/subprocess/subprocess-remote/dist/runtime-server.mjs, the runtime server: what a
+//   sandbox world starts inside its fence, and what dsh sends to a remote machine that has
+//   Node.js but no dsh.
+// node-pty (a native addon) and the zstd WebAssembly module stay external: they load their own
+// files at run time (where they cannot, terminals report it, and logs stay uncompressed).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-await build({
-  entryPoints: [join(repo, 'packages/dsh/dist/cli/main.js')],
-  outfile: join(repo, 'packages/dsh/dist/dsh.mjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  external: ['@lydell/node-pty', '@bokuweb/zstd-wasm'],
-  // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins.
-  banner: {
-    js: "import { createRequire as __dshRequire } from 'node:module'; const require = __dshRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-  legalComments: 'none',
-});
+const bundles = [
+  ['packages/dsh/dist/cli/main.js', 'packages/dsh/dist/dsh.mjs'],
+  [
+    'packages/subprocess/subprocess-remote/dist/server-entry.js',
+    'packages/subprocess/subprocess-remote/dist/runtime-server.mjs',
+  ],
+];
+for (const [entry, out] of bundles) {
+  await build({
+    entryPoints: [join(repo, entry)],
+    outfile: join(repo, out),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['@lydell/node-pty', '@bokuweb/zstd-wasm'],
+    // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins.
+    banner: {
+      js: "import { createRequire as __dshRequire } from 'node:module'; const require = __dshRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+}

@@ -5,7 +5,12 @@
 import { constants } from 'node:os';
 import { PassThrough, type Readable } from 'node:stream';
 import { DshError } from '@dsh/core';
-import type { ForegroundFacts, SubprocessTerminalHandle, TerminalSpawnSpec } from '@dsh/subprocess';
+import {
+  FOREGROUND_SIGNALS,
+  type ForegroundFacts,
+  type SubprocessTerminalHandle,
+  type TerminalSpawnSpec,
+} from '@dsh/subprocess';
 import type { CgroupContainer } from './cgroup.js';
 import { inspectForeground, ttyOf } from './foreground.js';
 import { ProcessTree } from './process-tree.js';
@@ -16,17 +21,6 @@ import type { TreeWatcher } from './tree-watcher.js';
 
 /** After the top process exits, output that arrives within this quiet period still belongs to it. */
 export const PTY_EXIT_QUIET_MS = 30;
-/** Signals `signalForeground` accepts: the ones a terminal user can send. */
-const FOREGROUND_SIGNALS = new Set([
-  'SIGINT',
-  'SIGQUIT',
-  'SIGTSTP',
-  'SIGTERM',
-  'SIGHUP',
-  'SIGKILL',
-  'SIGCONT',
-  'SIGWINCH',
-]);
 
 /** Everything `LocalTerminalHandle.start` needs from the runtime. */
 export interface TerminalStart {

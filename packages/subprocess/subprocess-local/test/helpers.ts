@@ -4,20 +4,25 @@
  */
 import { tmpdir } from 'node:os';
 import type { SpawnSpec } from '@dsh/subprocess';
-import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
+import type { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { afterEach } from 'vitest';
+import { worldRuntime } from '../../../../test/worlds.js';
 
 export { DEADLINE_MS, isAlive, pidsIn, tempDir, tracker, waitFor } from '../../../../test/support.js';
 
-const runtimes: LocalSubprocessRuntime[] = [];
+const runtimes: { dispose(): Promise<void> }[] = [];
 
 afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((r) => r.dispose()));
 });
 
-/** A runtime disposed after the test. */
+/**
+ * A runtime disposed after the test: the local provider, or — in the `channel` test project —
+ * the same contract over a channel to a runtime server (typed as local for the provider-only
+ * suites, which that project does not run).
+ */
 export function runtime(options?: ConstructorParameters<typeof LocalSubprocessRuntime>[0]): LocalSubprocessRuntime {
-  const r = new LocalSubprocessRuntime(options);
+  const r = worldRuntime(options) as LocalSubprocessRuntime;
   runtimes.push(r);
   return r;
 }

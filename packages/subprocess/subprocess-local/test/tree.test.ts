@@ -92,6 +92,7 @@ describe('post-exit drain and whole-tree waiting', () => {
 
   it('waitForExit rejects with ABORTED when its signal aborts first', async () => {
     const h = runtime().spawn(spec(['sleep', '100']));
+    await waitFor(() => h.pid, 'the pid'); // known at once locally; when the far side answers over a channel
     const ac = new AbortController();
     const wait = h.waitForExit(ac.signal);
     ac.abort();

@@ -10,7 +10,7 @@ export {
   scrubbedParentEnv,
 } from './env.js';
 export { MAX_COLLECT_BYTES, MAX_GRACE_MS, MAX_SPILL_BYTES, TAIL_COPY_MIN_WASTE } from './limits.js';
-export type { OutputCollectorOptions } from './output-collector.js';
+export type { CollectorObserver, OutputCollectorOptions } from './output-collector.js';
 export { OutputCollector } from './output-collector.js';
 export { SubprocessRuntime } from './runtime.js';
 export type {
@@ -26,5 +26,6 @@ export type {
   SubprocessTerminalHandle,
   TerminalSpawnSpec,
 } from './types.js';
+export { FOREGROUND_SIGNALS } from './types.js';
 export { completePrefixLength, isContinuationByte, leadingPartialBytes, sequenceLength } from './utf8.js';
 export { assertProgramShape, validateSpawnSpec, validateTerminalSpawnSpec } from './validate-spec.js';

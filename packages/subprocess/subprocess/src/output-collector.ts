@@ -24,6 +24,19 @@ export interface OutputCollectorOptions {
 type SpillState = 'none' | 'open' | 'closed' | 'discarded' | 'failed';
 
 /**
+ * Told what happens to a collector, for providers that mirror it elsewhere (the channel runtime
+ * streams a server-side collector to the client). Listeners must not throw.
+ */
+export interface CollectorObserver {
+  /** Bytes just pushed (the same buffer the collector keeps; do not modify it). */
+  chunk?(bytes: Buffer): void;
+  /** The complete copy's path changed: a spill file opened, or it was discarded / failed (null). */
+  spill?(path: string | null, error: string | null): void;
+  /** The stream ended; `cutOff` as in {@link OutputCollector.finish}. */
+  finish?(cutOff: boolean): void;
+}
+
+/**
  * A bounded, non-consuming store of one output stream.
  *
  * Spill: the file is created (mode 0600, directory 0700) only when the stream first grows past
@@ -44,6 +57,7 @@ export class OutputCollector implements OutputReader {
   private spillFd = -1;
   private spillFile: string | null = null;
   private spillFailure: string | null = null;
+  private readonly observers = new Set<CollectorObserver>();
 
   constructor(options: OutputCollectorOptions) {
     this.maxBytes = options.maxBytes;
@@ -81,15 +95,36 @@ export class OutputCollector implements OutputReader {
     return this.spillFailure;
   }
 
+  /** Subscribes to pushes, spill changes and the finish. Returns the unsubscribe. */
+  observe(observer: CollectorObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
   /** Appends bytes. Ignored after {@link finish}. */
   push(chunk: Uint8Array): void {
     if (this.done || chunk.length === 0) return;
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     this.total += buf.length;
+    const before = this.spillPath;
     if (this.spill) this.spillChunk(buf);
     this.chunks.push(buf);
     this.keptBytes += buf.length;
     this.trim();
+    for (const o of this.observers) o.chunk?.(buf);
+    if (this.spillPath !== before) for (const o of this.observers) o.spill?.(this.spillPath, this.spillFailure);
+  }
+
+  /**
+   * Counts `bytes` produced that this collector never receives (a mirror whose source skipped
+   * what fell out of the tail). Everything kept so far is older than them, so it is dropped:
+   * the tail stays contiguous. Ignored after {@link finish}.
+   */
+  skip(bytes: number): void {
+    if (this.done || !(bytes > 0)) return;
+    this.total += bytes;
+    this.chunks = [];
+    this.keptBytes = 0;
   }
 
   /** True when the stream was closed by us (post-exit drain over) while some process still held it open. */
@@ -110,13 +145,16 @@ export class OutputCollector implements OutputReader {
       this.closeSpill();
       this.spillState = 'closed';
     }
+    for (const o of this.observers) o.finish?.(this.wasCutOff);
   }
 
   /** Deletes the spill file, if any; `spillPath` becomes null. For owners that retire a result. */
   discardSpill(): void {
+    const before = this.spillPath;
     if (this.spillState === 'open') this.closeSpill();
     if (this.spillState === 'open' || this.spillState === 'closed') this.unlinkSpill();
     if (this.spillState !== 'failed') this.spillState = 'discarded';
+    if (before !== null) for (const o of this.observers) o.spill?.(null, this.spillFailure);
   }
 
   read(offset: number): OutputRead {

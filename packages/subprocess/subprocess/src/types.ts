@@ -89,7 +89,11 @@ export interface OutputReader {
 
 /** A live (or failed-to-start) managed process. */
 export interface SubprocessHandle {
-  /** OS pid; undefined when the program never started. */
+  /**
+   * OS pid (of the world the tree runs in). Undefined until the program started — at once for a
+   * local runtime, when the far side answers for one across a channel — and for good when it
+   * never started.
+   */
   readonly pid: number | undefined;
   /** Writable stdin, for `{ kind: 'pipe' }` only. */
   readonly stdin: Writable | null;
@@ -129,6 +133,18 @@ export interface TerminalSpawnSpec {
   signal?: AbortSignal;
 }
 
+/** Signals `signalForeground` accepts: the ones a terminal user can send. */
+export const FOREGROUND_SIGNALS: ReadonlySet<string> = new Set([
+  'SIGINT',
+  'SIGQUIT',
+  'SIGTSTP',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGKILL',
+  'SIGCONT',
+  'SIGWINCH',
+]);
+
 /** Facts about a terminal's foreground, as far as the provider can observe them. */
 export interface ForegroundFacts {
   shellPgid: number;
@@ -136,6 +152,12 @@ export interface ForegroundFacts {
   /** Foreground process blocked reading the terminal; null = cannot observe here. */
   stdinWait: boolean | null;
   command: string | null;
+  /**
+   * When the facts were true (epoch ms). A provider across a channel answers from the last
+   * observation, so the facts may be older than the call; a local provider observes at once.
+   * @default the moment of the call
+   */
+  observedAt?: number;
 }
 
 /** A process on a pseudo-terminal. */

@@ -1,0 +1,66 @@
+/**
+ * Starting a channel: any argv whose stdio reaches a runtime server (`ssh -T host …`,
+ * `docker exec -i ctr …`, a bubblewrap fence around the server, or the server itself), started
+ * through a `SubprocessRuntime` with raw pipes — the transport is itself a protocol back end.
+ * Its stderr is kept as a bounded tail, so a channel that fails says why.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { SubprocessRuntime } from '@dsh/subprocess';
+import { RemoteSubprocessRuntime } from './remote-runtime.js';
+
+/** The server program on this machine: the single-file bundle when built, else the module entry. */
+export const SERVER_ENTRY: string = (() => {
+  const bundle = fileURLToPath(new URL('../dist/runtime-server.mjs', import.meta.url));
+  return existsSync(bundle) ? bundle : fileURLToPath(new URL('../dist/server-entry.js', import.meta.url));
+})();
+
+/** A channel's stderr kept for the loss message: enough for an error, bounded. */
+export const CHANNEL_STDERR_TAIL_BYTES = 16 * 1024;
+
+/** Options of {@link connectChannel}. */
+export interface ChannelOptions {
+  /** Working directory of the channel process. */
+  cwd: string;
+  /** Environment entries of the channel process (over the runtime's scrubbed parent environment). @default {} */
+  env?: Record<string, string | undefined>;
+  /** SIGTERM → grace → SIGKILL when the channel process is ended. @default 2000 */
+  graceMs?: number;
+}
+
+/** Starts `argv` through `via` and talks the runtime protocol over its stdin and stdout. */
+export function connectChannel(
+  argv: readonly string[],
+  via: SubprocessRuntime,
+  options: ChannelOptions,
+): RemoteSubprocessRuntime {
+  const handle = via.spawn({
+    argv,
+    cwd: options.cwd,
+    env: options.env ?? {},
+    stdin: { kind: 'pipe' },
+    stdout: { kind: 'pipe' },
+    stderr: { kind: 'collect', maxBytes: CHANNEL_STDERR_TAIL_BYTES },
+    graceMs: options.graceMs ?? 2_000,
+  });
+  const stderr = (): string => handle.stderrReader?.read(0).text.trim() ?? '';
+  return new RemoteSubprocessRuntime({
+    input: handle.stdout as NonNullable<typeof handle.stdout>,
+    output: handle.stdin as NonNullable<typeof handle.stdin>,
+    reason: async () => {
+      const outcome = await handle.exit;
+      const how = outcome.error
+        ? `${outcome.error.code}: ${outcome.error.message}`
+        : outcome.signal
+          ? `killed by ${outcome.signal}`
+          : `exit code ${outcome.exitCode}`;
+      const said = stderr();
+      return `the channel process ${argv[0]} ended (${how})${said ? `: ${said.slice(-2_000)}` : ''}`;
+    },
+    release: async () => {
+      handle.stdin?.end();
+      await Promise.race([handle.exit, new Promise((r) => setTimeout(r, options.graceMs ?? 2_000))]);
+      await handle.terminate();
+    },
+  });
+}
