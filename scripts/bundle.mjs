@@ -12,12 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The runtime server is found next to the module that starts it (`../dist/runtime-server.mjs`
+// from it): inside the dsh bundle that is packages/dsh/dist, so the server is built there too.
+const server = 'packages/subprocess/subprocess-remote/dist/server-entry.js';
 const bundles = [
   ['packages/dsh/dist/cli/main.js', 'packages/dsh/dist/dsh.mjs'],
-  [
-    'packages/subprocess/subprocess-remote/dist/server-entry.js',
-    'packages/subprocess/subprocess-remote/dist/runtime-server.mjs',
-  ],
+  [server, 'packages/subprocess/subprocess-remote/dist/runtime-server.mjs'],
+  [server, 'packages/dsh/dist/runtime-server.mjs'],
 ];
 for (const [entry, out] of bundles) {
   await build({

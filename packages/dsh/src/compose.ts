@@ -14,10 +14,15 @@ import {
 } from '@dsh/core';
 import type {} from '@dsh/sandbox';
 import type {} from '@dsh/terminal';
-import { type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
+import { CONFIG_KEYS, type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
 import { SessionLog } from './log/session-log.js';
+import { OutputStore } from './output-store.js';
 import { type PresetName, presetPlugins } from './presets.js';
+import { checkKeys } from './strict-keys.js';
 import { DSH_VERSION } from './version.js';
+
+/** Retained output copies are measured against the budget at most this often (a directory scan). */
+export const OUTPUT_BUDGET_CHECK_MS = 1_000;
 
 /** Options of {@link compose}. */
 export interface ComposeOptions {
@@ -52,7 +57,13 @@ export interface Dsh {
   dispose(): Promise<void>;
 }
 
-function dump(composition: Composition, preset: PresetName, config: ResolvedDshConfig, log: SessionLog | null) {
+function dump(
+  composition: Composition,
+  preset: PresetName,
+  config: ResolvedDshConfig,
+  log: SessionLog | null,
+  output: OutputStore,
+) {
   const subprocess = composition.ctx.subprocess as { containment?: string } | undefined;
   return {
     preset,
@@ -66,6 +77,7 @@ function dump(composition: Composition, preset: PresetName, config: ResolvedDshC
       subprocess: { containment: config.subprocess.containment, inEffect: subprocess?.containment ?? null },
       approver: config.approver ? 'custom' : 'none (escalations are denied)',
       sessionLog: log ? { root: config.sessionLog?.dir, session: log.id, dir: log.dir, error: log.error } : null,
+      output: { dir: output.dir, keep: config.output.keep, maxBytes: config.output.maxBytes },
     },
     sandbox: sandboxDump(composition, config),
   };
@@ -94,16 +106,30 @@ function sandboxDump(composition: Composition, config: ResolvedDshConfig): Recor
  *   or a plugin's setup failure.
  */
 export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new DshError('INVALID_ARGUMENT', 'compose() takes { preset?, config? }.', { data: { field: 'options' } });
+  }
+  const misplaced = Object.fromEntries(CONFIG_KEYS.map((k) => [k, `config.${k}`]));
+  checkKeys(options as Record<string, unknown>, ['preset', 'config'], '', misplaced);
   const preset = options.preset ?? 'base';
   const config = resolveDshConfig(options.config);
-  const composition = await Composition.create(presetPlugins(preset, config));
+  const output = new OutputStore(config.output.dir, { keep: config.output.keep, maxBytes: config.output.maxBytes });
+  let composition: Composition;
+  try {
+    composition = await Composition.create(presetPlugins(preset, config, output));
+  } catch (error) {
+    output.dispose();
+    throw error;
+  }
   let log: SessionLog | null = null;
   try {
     if (config.sessionLog) log = openLog(composition, config, preset);
   } catch (error) {
     await composition.dispose();
+    output.dispose();
     throw error;
   }
+  let budgetCheckedAt = 0;
   return {
     ctx: composition.ctx,
     createAgent: (name: string) => createOwner(name),
@@ -112,6 +138,10 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       async call(agent, name, args, callOptions = {}) {
         const started = Date.now();
         const result = await composition.tools.call(agent, name, args, callOptions);
+        if (started - budgetCheckedAt >= OUTPUT_BUDGET_CHECK_MS) {
+          budgetCheckedAt = started;
+          output.enforceBudget();
+        }
         log?.toolCall({
           agent: agent.name,
           tool: name,
@@ -128,11 +158,12 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       const terminals = composition.ctx.terminals;
       if (terminals) await terminals.disposeOwner(agent);
     },
-    dumpConfig: () => dump(composition, preset, config, log),
+    dumpConfig: () => dump(composition, preset, config, log, output),
     dispose: async () => {
       try {
         await composition.dispose();
       } finally {
+        output.dispose();
         await log?.close();
       }
     },

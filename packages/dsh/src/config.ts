@@ -7,6 +7,8 @@ import type { Approver, EscalationRequest } from '@dsh/core';
 import { DshError } from '@dsh/core';
 import type { JobServiceOptions } from '@dsh/jobs';
 import type { SandboxMode } from '@dsh/sandbox';
+import { defaultOutputRoot, OUTPUT_BUDGET_BYTES } from './output-store.js';
+import { checkKeys } from './strict-keys.js';
 
 export type { EscalationRequest };
 
@@ -38,8 +40,20 @@ export interface DshConfig {
   subprocess?: { containment?: 'auto' | 'session' };
   /** Decides escalation requests. @default none (escalations are denied) */
   approver?: Approver;
-  /** Append every tool call and result to a JSONL file in this directory. @default off */
+  /** Keep the session log under this root (`<dir>/<YYYY-MM-DD>/<session>/session.jsonl`). @default off */
   sessionLog?: { dir: string };
+  /** Complete copies of long outputs (spill files and saved copies). @default see {@link OutputConfig} */
+  output?: OutputConfig;
+}
+
+/** Where complete copies of long outputs live, and for how long. */
+export interface OutputConfig {
+  /** Absolute root of the per-composition directories. @default `<tmpdir>/dsh-<user>` */
+  dir?: string;
+  /** Keep the composition's copies after dispose. @default false (removed at dispose) */
+  keep?: boolean;
+  /** Disk budget of retained copies; the oldest are removed first past it. @default OUTPUT_BUDGET_BYTES (1 GiB) */
+  maxBytes?: number;
 }
 
 /** The config with defaults filled, as `dumpConfig()` shows it. */
@@ -51,9 +65,19 @@ export interface ResolvedDshConfig {
   subprocess: { containment: 'auto' | 'session' };
   approver: Approver | null;
   sessionLog: { dir: string } | null;
+  output: Required<OutputConfig>;
 }
 
-const KEYS = new Set(['workspace', 'sandbox', 'shell', 'jobs', 'subprocess', 'approver', 'sessionLog']);
+/** The keys of `config`. */
+export const CONFIG_KEYS = ['workspace', 'sandbox', 'shell', 'jobs', 'subprocess', 'approver', 'sessionLog', 'output'];
+const NESTED: Record<string, readonly string[]> = {
+  sandbox: ['mode', 'network', 'bwrapPath'],
+  shell: ['timeoutMs', 'maxTimeoutMs', 'maxOutputBytes', 'spillDir', 'maxSpillBytes', 'graceMs'],
+  jobs: ['maxRunningPerOwner', 'maxQueuedPerOwner', 'retainCount', 'retainMs'],
+  subprocess: ['containment'],
+  sessionLog: ['dir'],
+  output: ['dir', 'keep', 'maxBytes'],
+};
 const MODES = new Set(['read-only', 'workspace-write', 'danger-full-access']);
 
 function invalid(field: string, problem: string): never {
@@ -69,7 +93,13 @@ function objectOr<T>(value: unknown, field: string, fallback: T): T {
 /** Fills defaults and checks shapes. @throws DshError `INVALID_ARGUMENT` naming the key. */
 export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   const c = objectOr<DshConfig>(config, 'config', {});
-  for (const key of Object.keys(c)) if (!KEYS.has(key)) invalid(key, 'is not a known key');
+  checkKeys(c as Record<string, unknown>, CONFIG_KEYS, 'config', { preset: 'the top-level option preset' });
+  for (const [key, valid] of Object.entries(NESTED)) {
+    const value = (c as Record<string, unknown>)[key];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      checkKeys(value as Record<string, unknown>, valid, `config.${key}`);
+    }
+  }
   if (c.workspace !== undefined && (typeof c.workspace !== 'string' || c.workspace === '')) {
     invalid('workspace', 'must be a path');
   }
@@ -89,6 +119,14 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   if (sessionLog && (typeof sessionLog.dir !== 'string' || !isAbsolute(sessionLog.dir))) {
     invalid('sessionLog.dir', 'must be an absolute path');
   }
+  const output = objectOr<OutputConfig>(c.output, 'output', {});
+  if (output.dir !== undefined && (typeof output.dir !== 'string' || !isAbsolute(output.dir))) {
+    invalid('output.dir', 'must be an absolute path');
+  }
+  if (output.keep !== undefined && typeof output.keep !== 'boolean') invalid('output.keep', 'must be a boolean');
+  if (output.maxBytes !== undefined && (!Number.isSafeInteger(output.maxBytes) || output.maxBytes < 0)) {
+    invalid('output.maxBytes', 'must be a non-negative integer of bytes');
+  }
   return {
     workspace,
     sandbox: { mode, network: sandbox.network ?? false, bwrapPath: sandbox.bwrapPath },
@@ -97,5 +135,10 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
     subprocess: { containment: subprocess.containment ?? 'auto' },
     approver: c.approver ?? null,
     sessionLog,
+    output: {
+      dir: output.dir ?? defaultOutputRoot(),
+      keep: output.keep ?? false,
+      maxBytes: output.maxBytes ?? OUTPUT_BUDGET_BYTES,
+    },
   };
 }

@@ -12,6 +12,7 @@ import { toolBashPlugin } from '@dsh/tool-bash';
 import { toolBashPersistentPlugin } from '@dsh/tool-bash-persistent';
 import { toolTerminalPlugin } from '@dsh/tool-terminal';
 import type { ResolvedDshConfig } from './config.js';
+import type { OutputStore } from './output-store.js';
 
 /** Preset names of DESIGN §8. */
 export const PRESETS = ['base', 'full', 'minimal'] as const;
@@ -22,7 +23,7 @@ export type PresetName = (typeof PRESETS)[number];
  * terminals), `minimal` (bash in a persistent shell).
  * @throws DshError `INVALID_ARGUMENT` for an unknown preset.
  */
-export function presetPlugins(preset: PresetName, config: ResolvedDshConfig): Plugin[] {
+export function presetPlugins(preset: PresetName, config: ResolvedDshConfig, output: OutputStore): Plugin[] {
   if (!PRESETS.includes(preset)) {
     throw new DshError('INVALID_ARGUMENT', `Unknown preset "${String(preset)}"; use one of ${PRESETS.join(', ')}.`, {
       data: { field: 'preset' },
@@ -30,18 +31,23 @@ export function presetPlugins(preset: PresetName, config: ResolvedDshConfig): Pl
   }
   const { workspace } = config;
   const substrate = subprocessLocalPlugin({ containment: config.subprocess.containment });
+  const spillDir = config.shell.spillDir ?? output.spillDir;
   const fence = sandboxPlugin({
     mode: config.sandbox.mode,
     workspace,
     network: config.sandbox.network,
+    // Output copies are read at the same path inside the agent's world as outside it.
+    outputDirs: spillDir === output.spillDir ? [output.dir] : [output.dir, spillDir],
     ...(config.sandbox.bwrapPath ? { bwrapPath: config.sandbox.bwrapPath } : {}),
   });
   const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace, sandboxMode: config.sandbox.mode })];
-  if (preset === 'minimal') return [substrate, fence, ...terminals, toolBashPersistentPlugin({ workspace })];
+  if (preset === 'minimal') {
+    return [substrate, fence, ...terminals, toolBashPersistentPlugin({ workspace, savedDir: spillDir })];
+  }
   const base = [
     substrate,
     fence,
-    bashLocalPlugin({ ...config.shell, cwd: workspace }),
+    bashLocalPlugin({ ...config.shell, spillDir, cwd: workspace }),
     jobsPlugin(config.jobs),
     toolBashPlugin({
       workspace,

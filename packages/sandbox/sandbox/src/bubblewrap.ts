@@ -1,28 +1,58 @@
 /**
- * The Linux fence: bubblewrap. Read-only `/`, the writable roots bound read-write, a fresh
- * `/tmp`, `/proc` and `/dev`, no network (and an empty `/run`) unless allowed, and the sandbox
- * dies with its parent.
+ * The Linux fence: bubblewrap, as execution worlds (see world.ts). One world per scope (agent)
+ * and policy, started on first use and reused; a lost world is replaced; all of them end at
+ * dispose and with dsh (`--die-with-parent`).
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { DshError } from '@dsh/core';
+import type { SubprocessRuntime } from '@dsh/subprocess';
+import { SERVER_ENTRY } from '@dsh/subprocess-remote';
 import { classifyRun } from './classify.js';
-import type { Confinement, ResolvedSandbox, RunEvidence, Sandbox, SandboxFacts } from './types.js';
+import type { ResolvedSandbox, RunEvidence, Sandbox, SandboxFacts, World } from './types.js';
+import { SandboxWorld } from './world.js';
 
 /** Where Debian's bubblewrap installs the runner. */
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 /** How long the one-time probe run of the runner may take. */
 const PROBE_TIMEOUT_MS = 10_000;
 
-/** Confines commands with bubblewrap. */
-export class BubblewrapSandbox implements Sandbox {
-  private probed: string | null | undefined; // undefined: not probed; null: works; string: why not
+/** Options of {@link BubblewrapSandbox}. */
+export interface BubblewrapOptions {
+  /** Absolute path of the runner (tests point it at a missing one). @default '/usr/bin/bwrap' */
+  bwrapPath?: string;
+  /** Directories every world binds read-write at the same path (the composition's output copies). @default [] */
+  outputDirs?: readonly string[];
+}
 
-  /** @param bwrapPath absolute path of the runner (tests point it at a missing one). @default '/usr/bin/bwrap' */
-  constructor(readonly bwrapPath: string = DEFAULT_BWRAP_PATH) {
-    if (!isAbsolute(bwrapPath)) {
+/** The key of a world: its scope and its policy. */
+function keyOf(policy: ResolvedSandbox): string {
+  return JSON.stringify([policy.scope ?? '', policy.mode, [...policy.writableRoots].sort(), policy.network]);
+}
+
+/** Confines commands in bubblewrap worlds. */
+export class BubblewrapSandbox implements Sandbox {
+  readonly bwrapPath: string;
+  private readonly outputDirs: readonly string[];
+  private probed: string | null | undefined; // undefined: not probed; null: works; string: why not
+  private readonly worlds = new Map<string, SandboxWorld>();
+  private disposing: Promise<void> | undefined;
+
+  /** @throws DshError `INVALID_ARGUMENT` for a relative runner path or output directory. */
+  constructor(options: BubblewrapOptions | string = {}) {
+    const o = typeof options === 'string' ? { bwrapPath: options } : options;
+    this.bwrapPath = o.bwrapPath ?? DEFAULT_BWRAP_PATH;
+    this.outputDirs = [...(o.outputDirs ?? [])];
+    if (!isAbsolute(this.bwrapPath)) {
       throw new DshError('INVALID_ARGUMENT', 'the bubblewrap path must be absolute.', { data: { field: 'bwrapPath' } });
+    }
+    for (const dir of this.outputDirs) {
+      if (!isAbsolute(dir)) {
+        throw new DshError('INVALID_ARGUMENT', 'output directories must be absolute.', {
+          data: { field: 'outputDirs' },
+        });
+      }
     }
   }
 
@@ -54,33 +84,56 @@ export class BubblewrapSandbox implements Sandbox {
     return null;
   }
 
-  confine(argv: readonly string[], policy: ResolvedSandbox, options: { terminal?: boolean } = {}): Confinement {
+  world(policy: ResolvedSandbox, host: SubprocessRuntime): World {
     const why = this.unavailableReason();
-    if (why !== null)
+    if (why !== null) {
       throw new DshError('SANDBOX_UNAVAILABLE', `No sandbox for mode ${policy.mode}: ${why}.`, {
         data: { mode: policy.mode },
       });
-    const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-    let enforcement: 'full' | 'partial' = 'full';
-    if (policy.mode === 'workspace-write') {
-      for (const root of policy.writableRoots) {
-        if (existsSync(root)) args.push('--bind', root, root);
-        else enforcement = 'partial'; // a root that does not exist cannot be bound (nor written)
-      }
     }
-    // No network also means no daemons: their sockets live in /run, which a network namespace
-    // does not cover (path sockets are files). Sockets elsewhere stay reachable (see README).
-    if (!policy.network) args.push('--unshare-net', '--tmpfs', '/run');
-    // No capabilities inside, even when dsh runs as root: otherwise the command could remount
-    // `/` read-write or undo the masks. Its own pid namespace: no view of (or signal to) host
-    // processes, and everything in it dies with the sandbox.
-    args.push('--cap-drop', 'ALL', '--unshare-pid', '--die-with-parent');
-    // A PTY shell keeps its session: job control needs the terminal.
-    if (!options.terminal) args.push('--new-session');
-    return { argv: [this.bwrapPath, ...args, '--', ...argv], enforcement };
+    if (this.disposing) throw new DshError('DISPOSED', 'the sandbox has been disposed.');
+    const key = keyOf(policy);
+    const held = this.worlds.get(key);
+    if (held && !held.lost) return held;
+    if (held) this.worlds.delete(key); // lost (it failed or died): the next run gets a new one
+    const world = new SandboxWorld(key, policy, host, {
+      bwrapPath: this.bwrapPath,
+      outputDirs: this.outputDirs,
+      node: process.execPath,
+      entry: SERVER_ENTRY,
+    });
+    this.worlds.set(key, world);
+    this.retireIdle(policy.scope ?? '', key);
+    return world;
   }
 
-  classify(evidence: RunEvidence, policy: ResolvedSandbox, confinement: Confinement): SandboxFacts {
-    return classifyRun(evidence, policy, confinement.enforcement);
+  classify(evidence: RunEvidence, policy: ResolvedSandbox, world: World): SandboxFacts {
+    return classifyRun(evidence, policy, world.enforcement);
+  }
+
+  /** Worlds that exist now, with their set-up time (for dumpConfig and benches). */
+  worldsInUse(): { mode: string; scope: string; setUpMs: number | null; live: number }[] {
+    return [...this.worlds.values()].map((w) => ({
+      mode: w.policy.mode,
+      scope: w.policy.scope ?? '',
+      setUpMs: w.setUpMs,
+      live: w.runtime.trackedCount,
+    }));
+  }
+
+  dispose(): Promise<void> {
+    this.disposing ??= Promise.all([...this.worlds.values()].map((w) => w.dispose())).then(() => {
+      this.worlds.clear();
+    });
+    return this.disposing;
+  }
+
+  /** A scope's other worlds (an older policy) end once nothing runs in them. */
+  private retireIdle(scope: string, keep: string): void {
+    for (const [key, w] of this.worlds) {
+      if (key === keep || (w.policy.scope ?? '') !== scope || w.runtime.trackedCount > 0) continue;
+      this.worlds.delete(key);
+      void w.dispose();
+    }
   }
 }

@@ -9,15 +9,19 @@ import type { ResolvedSandbox, RunEvidence, SandboxFacts } from './types.js';
 
 /** Error texts of a write refused by a read-only bind. */
 const READ_ONLY = /read-only file system|EROFS/i;
-/** Error texts of network failures inside an isolated network namespace. */
+/**
+ * Error texts of network failures inside an isolated network namespace: the errno texts, the
+ * resolver's, and how curl and wget say them ("Couldn't connect to server", "Failed to connect",
+ * "Could not resolve host", "unable to resolve host address").
+ */
 const NETWORK =
-  /network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|could not resolve|temporary failure in name resolution|name or service not known|EAI_AGAIN|ENOTFOUND|getaddrinfo|no address associated/i;
+  /network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|could not resolve|couldn't connect|failed to connect|unable to resolve host|temporary failure in name resolution|name or service not known|EAI_AGAIN|ENOTFOUND|getaddrinfo|no address associated/i;
 /** A socket in the masked /run that the command tried to reach. */
 const MASKED_SOCKET =
   /(?:connect|socket)[\s\S]*(?:no such file or directory|ENOENT)|(?:no such file or directory|ENOENT)[\s\S]*\/run\//i;
 
-/** How the runner reports its own failures (before the command runs). */
-const RUNNER_FAILURE = /^bwrap: /m;
+/** Start failures that mean the world itself failed (its channel was lost), not the command. */
+const RUNNER_FAILURES = new Set(['WORLD_DISCONNECTED']);
 
 function inside(path: string, root: string): boolean {
   const rel = relative(root, path);
@@ -42,9 +46,8 @@ export function classifyRun(
 ): SandboxFacts {
   const base: SandboxFacts = { mode: policy.mode, denied: false, denial: null, enforcement, runnerFailed: false };
   if (policy.mode === 'danger-full-access') return base;
-  if (evidence.exitCode === 1 && RUNNER_FAILURE.test(evidence.stderr) && evidence.stdout === '') {
-    return { ...base, runnerFailed: true };
-  }
+  // Told by the channel: a command's own text (even one that prints "bwrap: …") never counts.
+  if (evidence.startError && RUNNER_FAILURES.has(evidence.startError)) return { ...base, runnerFailed: true };
   if (evidence.exitCode === 0) return base;
   const text = evidence.stderr; // stdout is the command's data, not its errors
   const outside = (p: string): boolean => !policy.writableRoots.some((root) => inside(p, root));

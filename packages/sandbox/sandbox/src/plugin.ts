@@ -10,20 +10,25 @@ export const SANDBOX_PLUGIN = 'sandbox';
 
 /**
  * Provides ctx.sandboxPolicy and ctx.sandbox. A reload keeps both instances, so per-owner
- * modes and the fences of live terminals survive it.
+ * modes, the fences of live terminals and the agents' worlds survive it; teardown ends the worlds.
  */
-export function sandboxPlugin(options: SandboxPolicyOptions & { bwrapPath?: string }): Plugin {
-  const { bwrapPath = DEFAULT_BWRAP_PATH, ...policy } = options;
+export function sandboxPlugin(
+  options: SandboxPolicyOptions & { bwrapPath?: string; outputDirs?: readonly string[] },
+): Plugin {
+  const { bwrapPath = DEFAULT_BWRAP_PATH, outputDirs = [], ...policy } = options;
   let held: { policy: SandboxPolicyService; sandbox: BubblewrapSandbox } | undefined;
   return {
     name: SANDBOX_PLUGIN,
     setup(api) {
-      held ??= { policy: new SandboxPolicyService(policy), sandbox: new BubblewrapSandbox(bwrapPath) };
+      held ??= { policy: new SandboxPolicyService(policy), sandbox: new BubblewrapSandbox({ bwrapPath, outputDirs }) };
       api.provide('sandboxPolicy', held.policy);
       api.provide('sandbox', held.sandbox);
     },
-    dispose(reason) {
-      if (reason === 'teardown') held = undefined;
+    async dispose(reason) {
+      if (reason !== 'teardown' || !held) return;
+      const worlds = held.sandbox;
+      held = undefined;
+      await worlds.dispose();
     },
   };
 }

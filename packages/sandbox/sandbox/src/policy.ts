@@ -36,6 +36,8 @@ export class SandboxPolicyService {
   private readonly network: boolean;
   private readonly overrides = new Map<Owner, SandboxMode>();
   private readonly fences = new Map<Owner, number>();
+  private readonly scopes = new WeakMap<Owner, string>();
+  private scopeCount = 0;
 
   /** @throws DshError `INVALID_ARGUMENT` naming the option. */
   constructor(options: SandboxPolicyOptions) {
@@ -74,7 +76,18 @@ export class SandboxPolicyService {
       mode,
       writableRoots: mode === 'read-only' ? [] : [...this.roots],
       network: mode === 'danger-full-access' || this.network,
+      scope: owner ? this.scopeOf(owner) : 'shared',
     };
+  }
+
+  /** The opaque world key of `owner`: each agent its own world, never another's. */
+  private scopeOf(owner: Owner): string {
+    let scope = this.scopes.get(owner);
+    if (!scope) {
+      scope = `agent-${++this.scopeCount}`;
+      this.scopes.set(owner, scope);
+    }
+    return scope;
   }
 
   /**

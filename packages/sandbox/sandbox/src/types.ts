@@ -2,6 +2,7 @@
  * The sandbox vocabulary (DESIGN §5): modes, a resolved policy for one run, the facts a run
  * reports, and the two services — ctx.sandboxPolicy (decides) and ctx.sandbox (confines).
  */
+import type { SubprocessRuntime } from '@dsh/subprocess';
 
 /** How much a command may touch. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
@@ -16,6 +17,11 @@ export interface ResolvedSandbox {
   writableRoots: readonly string[];
   /** Whether the command may use the network. */
   network: boolean;
+  /**
+   * Whose world the run belongs to (an opaque key per agent, minted by ctx.sandboxPolicy): runs of
+   * one scope and policy share one world; other scopes never see it. @default one shared world
+   */
+  scope?: string;
 }
 
 /** What a run reports about its sandbox. */
@@ -30,11 +36,12 @@ export interface SandboxFacts {
   runnerFailed: boolean;
 }
 
-/** A confined command line. */
-export interface Confinement {
-  argv: string[];
-  /** Facts that follow from the set-up alone (e.g. enforcement). */
-  enforcement: 'full' | 'partial';
+/** Where confined runs of one scope and policy are spawned: a long-lived fenced runtime. */
+export interface World {
+  /** ctx.subprocess inside the fence (a channel to its runtime server). */
+  readonly runtime: SubprocessRuntime;
+  /** `full`: the fence enforces every part of the policy; `partial`: some part could not be (e.g. a missing root). */
+  readonly enforcement: 'full' | 'partial';
 }
 
 /** What a finished confined run looked like, for the classifier. */
@@ -42,20 +49,27 @@ export interface RunEvidence {
   exitCode: number | null;
   stderr: string;
   stdout: string;
+  /** The run's start failure code, when it never started (e.g. `WORLD_DISCONNECTED`). */
+  startError?: string | null;
 }
 
-/** ctx.sandbox: confines a command line to a policy. */
+/** ctx.sandbox: the execution worlds of restricted modes. */
 export interface Sandbox {
   /** True when confinement works here (the runner exists and starts). */
   available(): boolean;
   /** Why it is unavailable, with what to do (install, opt out); null when available. */
   unavailableReason(): string | null;
   /**
-   * Wraps `argv` so it runs under `policy`. `terminal: true` keeps the caller's session and
-   * terminal (no new session), for shells on a PTY.
-   * @throws DshError `SANDBOX_UNAVAILABLE`.
+   * The world of `policy` (its scope and policy): started through `host` on first use, then
+   * reused; a lost world is replaced on the next call. Never unconfined.
+   * @throws DshError `SANDBOX_UNAVAILABLE` when there is no fence here.
    */
-  confine(argv: readonly string[], policy: ResolvedSandbox, options?: { terminal?: boolean }): Confinement;
-  /** Facts of a finished run: denial classified conservatively, runner failures told apart. */
-  classify(evidence: RunEvidence, policy: ResolvedSandbox, confinement: Confinement): SandboxFacts;
+  world(policy: ResolvedSandbox, host: SubprocessRuntime): World;
+  /**
+   * Facts of a finished run: denial classified conservatively (from its stderr); a runner failure
+   * only when the world itself failed (its channel was lost), never from the command's text.
+   */
+  classify(evidence: RunEvidence, policy: ResolvedSandbox, world: World): SandboxFacts;
+  /** Ends every world and joins it. Idempotent. */
+  dispose(): Promise<void>;
 }

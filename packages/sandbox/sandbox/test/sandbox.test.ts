@@ -1,5 +1,15 @@
 import { createOwner } from '@dsh/core';
-import { BubblewrapSandbox, classifyRun, isWider, type ResolvedSandbox, SandboxPolicyService } from '@dsh/sandbox';
+import {
+  BubblewrapSandbox,
+  CGROUP_SLOT,
+  classifyRun,
+  fenceArgs,
+  isWider,
+  type ResolvedSandbox,
+  SandboxPolicyService,
+  worldArgv,
+} from '@dsh/sandbox';
+import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { describe, expect, it } from 'vitest';
 import { codeOfSync as codeOf } from '../../../../test/support.js';
 
@@ -37,10 +47,23 @@ describe('denial classification (conservative)', () => {
     expect(run(1, 'Connection refused', { ...ws, network: true })).toMatchObject({ denied: false });
   });
 
-  it('the runner’s own failure is told apart; danger-full-access never reports a denial', () => {
+  it('curl and wget failures count as network denials', () => {
+    for (const text of [
+      "curl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server",
+      'curl: (6) Could not resolve host: example.com',
+      'wget: unable to resolve host address ‘example.com’',
+      'connect: Network is unreachable',
+    ]) {
+      expect(run(7, text)).toMatchObject({ denied: true, denial: 'network' });
+    }
+  });
+
+  it('the runner’s own failure is told by the channel, never by stderr text; danger-full-access never reports a denial', () => {
+    const lost = { exitCode: null, stderr: '', stdout: '', startError: 'WORLD_DISCONNECTED' };
+    expect(classifyRun(lost, ws, 'full')).toMatchObject({ runnerFailed: true, denied: false });
+    // A command that prints what a runner failure would look like is still the command's own failure.
     expect(run(1, "bwrap: Can't find source path /nope: No such file or directory")).toMatchObject({
-      runnerFailed: true,
-      denied: false,
+      runnerFailed: false,
     });
     expect(
       run(1, 'Read-only file system', { mode: 'danger-full-access', writableRoots: [], network: true }),
@@ -54,8 +77,10 @@ describe('SandboxPolicyService', () => {
   it('resolves modes, roots and network; per-owner overrides; fences', () => {
     const p = new SandboxPolicyService({ workspace: '/work/ws' });
     const me = createOwner('me');
-    expect(p.resolve(me)).toEqual({ mode: 'workspace-write', writableRoots: ['/work/ws'], network: false });
-    expect(p.resolve(me, 'read-only')).toEqual({ mode: 'read-only', writableRoots: [], network: false });
+    const scope = p.resolve(me).scope;
+    expect(p.resolve(me)).toEqual({ mode: 'workspace-write', writableRoots: ['/work/ws'], network: false, scope });
+    expect(p.resolve(me, 'read-only')).toEqual({ mode: 'read-only', writableRoots: [], network: false, scope });
+    expect(p.resolve(createOwner('me')).scope).not.toBe(scope); // each agent its own world, whatever its name
     expect(p.resolve(me, 'danger-full-access').network).toBe(true);
     p.setMode(me, 'read-only');
     expect(p.modeFor(me)).toBe('read-only');
@@ -82,32 +107,29 @@ describe('SandboxPolicyService', () => {
 describe('BubblewrapSandbox', () => {
   it('is available here (bubblewrap installed), and says how to fix a missing runner', () => {
     expect(new BubblewrapSandbox().unavailableReason()).toBeNull();
-    const missing = new BubblewrapSandbox('/nonexistent/bwrap');
+    const missing = new BubblewrapSandbox({ bwrapPath: '/nonexistent/bwrap' });
     expect(missing.available()).toBe(false);
     expect(missing.unavailableReason()).toMatch(/apt-get install bubblewrap.*danger-full-access/);
-    expect(codeOf(() => missing.confine(['true'], ws))).toBe('SANDBOX_UNAVAILABLE');
+    expect(codeOf(() => missing.world(ws, new LocalSubprocessRuntime()))).toBe('SANDBOX_UNAVAILABLE');
   });
 
-  it('builds the documented fence: ro root, rw roots, fresh /tmp, no network, own session unless on a terminal', () => {
-    const box = new BubblewrapSandbox();
-    const { argv } = box.confine(['bash', '-c', 'x'], { ...ws, writableRoots: ['/tmp'] });
-    expect(argv.slice(0, 9)).toEqual([
-      '/usr/bin/bwrap',
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--tmpfs',
-    ]);
-    expect(argv).toContain('--unshare-net');
-    expect(argv).toContain('--new-session');
-    expect(argv.slice(-4)).toEqual(['--', 'bash', '-c', 'x']);
-    const term = box.confine(['bash'], { ...ws, network: true }, { terminal: true }).argv;
-    expect(term).not.toContain('--new-session');
-    expect(term).not.toContain('--unshare-net');
-    expect(box.confine(['true'], { ...ws, writableRoots: ['/nonexistent-root'] }).enforcement).toBe('partial');
+  it('builds the documented fence: ro root, rw roots and output dirs, fresh /tmp, no network, no caps, own pids and session', () => {
+    const { args } = fenceArgs({ ...ws, writableRoots: ['/tmp'] }, ['/var/tmp']);
+    expect(args.slice(0, 8)).toEqual(['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs']);
+    expect(args).toEqual(expect.arrayContaining(['--bind', '/tmp', '/tmp', '--bind', '/var/tmp', '/var/tmp']));
+    for (const flag of ['--unshare-net', '--cap-drop', '--unshare-pid', '--die-with-parent', '--new-session']) {
+      expect(args).toContain(flag);
+    }
+    expect(args.at(-1)).toBe(CGROUP_SLOT);
+    expect(fenceArgs({ ...ws, network: true }, []).args).not.toContain('--unshare-net');
+    expect(fenceArgs({ ...ws, writableRoots: ['/nonexistent-root'] }, []).enforcement).toBe('partial');
+    const { argv } = worldArgv(ws, {
+      bwrapPath: '/usr/bin/bwrap',
+      outputDirs: [],
+      node: '/usr/bin/node',
+      entry: '/srv.mjs',
+    });
+    expect(argv.slice(0, 2)).toEqual(['sh', '-c']);
+    expect(argv.slice(-5)).toEqual(['--', '/usr/bin/node', '/srv.mjs', '--containment', 'auto']);
   });
 });

@@ -6,7 +6,7 @@
  */
 
 import { isDshError } from '@dsh/core';
-import type { Confinement, Sandbox } from '@dsh/sandbox';
+import type { Sandbox, World } from '@dsh/sandbox';
 import type {
   ProcessRead,
   ShellExecSpec,
@@ -16,7 +16,7 @@ import type {
   StartFailure,
 } from '@dsh/shell';
 import type { OutputReader, SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
-import { bashSpawnSpec, capture, confinementFor, sandboxFacts } from './spawn-shell.js';
+import { bashSpawnSpec, capture, placeOf, sandboxFacts } from './spawn-shell.js';
 
 /** Opening and closing lines of a stderr section in incremental reads. */
 export const STDERR_OPEN = '[stderr]';
@@ -24,16 +24,19 @@ export const STDERR_CLOSE = '[/stderr]';
 
 const EMPTY = { text: '', truncated: false, totalBytes: 0, spillPath: null };
 
-/** A cursor over one collected stream that hands out only what is new. */
+/** A cursor over one collected stream that hands out only what is new, and counts what it missed. */
 class Cursor {
   private offset = 0;
   constructor(private readonly reader: OutputReader | null) {}
 
-  next(): { text: string; lossy: boolean; spillPath: string | null } {
-    if (!this.reader) return { text: '', lossy: false, spillPath: null };
-    const read = this.reader.read(this.offset);
+  next(): { text: string; lossy: boolean; skipped: number; spillPath: string | null } {
+    if (!this.reader) return { text: '', lossy: false, skipped: 0, spillPath: null };
+    const from = this.offset;
+    const read = this.reader.read(from);
     this.offset = read.nextOffset;
-    return { text: read.text, lossy: read.lossy, spillPath: read.spillPath };
+    // A lossy read starts at the kept tail: what lies between the old offset and it was dropped.
+    const skipped = read.lossy ? Math.max(0, read.nextOffset - Buffer.byteLength(read.text) - from) : 0;
+    return { text: read.text, lossy: read.lossy, skipped, spillPath: read.spillPath };
   }
 }
 
@@ -55,22 +58,26 @@ export class LocalShellProcess implements ShellProcess {
   private cause: 'timeout' | 'abort' | null = null;
   private killing: Promise<boolean> | undefined;
   private pendingError: string | null = null;
-  private readonly confinement: Confinement | null = null;
+  private readonly world: World | null = null;
   /** Set when the run could not even be confined: it settles as failed with this error. */
   private readonly refused: StartFailure | null = null;
   private readonly deadline: boolean;
 
   constructor(
-    subprocess: SubprocessRuntime,
+    host: SubprocessRuntime,
     private readonly spec: ShellExecSpec,
     bash: string,
     private readonly sandbox: Sandbox | undefined,
     options: ShellStartOptions = {},
+    managedEnv: Readonly<Record<string, string>> = {},
   ) {
     const started = Date.now();
     this.deadline = options.deadline === true;
+    let runtime = host;
     try {
-      this.confinement = confinementFor(spec, bash, sandbox);
+      const place = placeOf(spec, sandbox, host);
+      runtime = place.runtime;
+      this.world = place.world;
     } catch (error) {
       if (!isDshError(error, 'SANDBOX_UNAVAILABLE')) throw error;
       this.refused = { code: error.code, message: error.message };
@@ -78,15 +85,13 @@ export class LocalShellProcess implements ShellProcess {
     const signal = options.signal;
     if (signal?.aborted) this.cause = 'abort';
     this.handle =
-      this.refused || this.cause
-        ? null
-        : subprocess.spawn(bashSpawnSpec(spec, bash, this.kill$.signal, this.confinement));
+      this.refused || this.cause ? null : runtime.spawn(bashSpawnSpec(spec, bash, this.kill$.signal, managedEnv));
     this.stdout = new Cursor(this.handle?.stdoutReader ?? null);
     this.stderr = new Cursor(this.handle?.stderrReader ?? null);
     const handle = this.handle;
     if (!handle) {
       this.exited = true;
-      this.done = Promise.resolve(this.outcome(started, null));
+      this.done = Promise.resolve(this.outcome(started, null, 0));
       this.settled = true;
       return;
     }
@@ -113,8 +118,8 @@ export class LocalShellProcess implements ShellProcess {
 
   private async settle(started: number, handle: SubprocessHandle): Promise<ShellProcessOutcome> {
     const outcome = await handle.done;
-    await handle.terminate(); // what the command left running ends with it
-    const result = this.outcome(started, outcome);
+    const leftover = await handle.endTree(); // what the command left running ends with it
+    const result = this.outcome(started, outcome, leftover);
     this.settled = true;
     return result;
   }
@@ -123,12 +128,18 @@ export class LocalShellProcess implements ShellProcess {
   private outcome(
     started: number,
     exit: { exitCode: number | null; signal: string | null; error: StartFailure | null } | null,
+    leftover: number,
   ): ShellProcessOutcome {
     const startError: StartFailure | null = this.refused ?? (exit?.error ? { ...exit.error } : null);
     if (startError) this.pendingError = `failed to start (${startError.code}): ${startError.message}`;
     const stdout = this.handle ? capture(this.handle.stdoutReader) : EMPTY;
     const stderr = this.handle ? capture(this.handle.stderrReader) : EMPTY;
-    const evidence = { exitCode: exit?.exitCode ?? null, stdout: stdout.text, stderr: stderr.text };
+    const evidence = {
+      exitCode: exit?.exitCode ?? null,
+      stdout: stdout.text,
+      stderr: stderr.text,
+      startError: exit?.error?.code ?? null,
+    };
     // A background reader learns of a failed start from stderr; a deadline run reports it as a marker.
     const shownStderr =
       startError && !this.deadline ? { ...stderr, text: `${stderr.text}${this.pendingError}\n` } : stderr;
@@ -143,7 +154,8 @@ export class LocalShellProcess implements ShellProcess {
       stdout,
       stderr: shownStderr,
       durationMs: Date.now() - started,
-      sandbox: sandboxFacts(this.spec, this.sandbox, this.confinement, evidence),
+      sandbox: sandboxFacts(this.spec, this.sandbox, this.world, evidence),
+      leftover,
     };
   }
 
@@ -157,7 +169,12 @@ export class LocalShellProcess implements ShellProcess {
     }
     let text = out.text;
     if (errText !== '') text += `${text === '' || text.endsWith('\n') ? '' : '\n'}${stderrSection(errText)}`;
-    return { text, lossy: out.lossy || err.lossy, spillPaths: { stdout: out.spillPath, stderr: err.spillPath } };
+    return {
+      text,
+      lossy: out.lossy || err.lossy,
+      skipped: out.skipped + err.skipped,
+      spillPaths: { stdout: out.spillPath, stderr: err.spillPath },
+    };
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * `LocalBashExecutor`: ctx.shell over ctx.subprocess, running `bash -c`.
  */
+import { dirname, join } from 'node:path';
 import { DshError } from '@dsh/core';
 import type { Sandbox } from '@dsh/sandbox';
 import {
@@ -15,6 +16,7 @@ import type { SubprocessRuntime } from '@dsh/subprocess';
 import { LocalShellProcess } from './background.js';
 import { type LocalBashConfig, type ResolvedBashConfig, resolveBashConfig } from './config.js';
 import { runForeground } from './foreground.js';
+import { noEditorCommand, nonInteractiveEnv } from './non-interactive.js';
 import { resolveRequest } from './resolve-request.js';
 
 /** What the executor stands on. */
@@ -31,6 +33,8 @@ export class LocalBashExecutor extends ShellExecutor {
   readonly config: ResolvedBashConfig;
   private readonly subprocess: SubprocessRuntime;
   private readonly sandbox: Sandbox | undefined;
+  /** The non-interactive entries every command gets (under its own env). */
+  private readonly managedEnv: Readonly<Record<string, string>>;
 
   /**
    * @param deps `subprocess` is required.
@@ -47,6 +51,7 @@ export class LocalBashExecutor extends ShellExecutor {
     this.subprocess = deps.subprocess;
     this.sandbox = deps.sandbox;
     this.config = resolveBashConfig(config);
+    this.managedEnv = nonInteractiveEnv(noEditorCommand(join(dirname(this.config.spillDir), 'bin')));
   }
 
   /** @throws DshError `INVALID_ARGUMENT` naming the field. */
@@ -58,12 +63,12 @@ export class LocalBashExecutor extends ShellExecutor {
    * @throws DshError `SANDBOX_UNAVAILABLE`, or bash's own start failure (as rejections).
    */
   run(spec: ShellExecSpec, options: { signal?: AbortSignal } = {}): Promise<ShellExecResult> {
-    return runForeground(this.subprocess, spec, this.config.bash, options.signal, this.sandbox);
+    return runForeground(this.subprocess, spec, this.config.bash, options.signal, this.sandbox, this.managedEnv);
   }
 
   /** Never throws for a missing fence: the process then settles failed with `SANDBOX_UNAVAILABLE`. */
   start(spec: ShellExecSpec, options: ShellStartOptions = {}): ShellProcess {
-    return new LocalShellProcess(this.subprocess, spec, this.config.bash, this.sandbox, options);
+    return new LocalShellProcess(this.subprocess, spec, this.config.bash, this.sandbox, options, this.managedEnv);
   }
 
   /** The fence in use, if any (for dumpConfig). */

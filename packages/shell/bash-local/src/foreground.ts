@@ -17,8 +17,9 @@ export async function runForeground(
   bash: string,
   signal: AbortSignal | undefined,
   sandbox: Sandbox | undefined,
+  managedEnv: Readonly<Record<string, string>>,
 ): Promise<ShellExecResult> {
-  const proc = new LocalShellProcess(subprocess, spec, bash, sandbox, { deadline: true, signal });
+  const proc = new LocalShellProcess(subprocess, spec, bash, sandbox, { deadline: true, signal }, managedEnv);
   const outcome = await proc.done;
   const failure = outcome.startError;
   const infrastructure = infrastructureError(failure, spec.sandbox?.mode);
@@ -34,5 +35,6 @@ export async function runForeground(
     timeoutMs: spec.timeoutMs,
     sandbox: outcome.sandbox,
     startError: failure,
+    leftover: outcome.leftover,
   };
 }

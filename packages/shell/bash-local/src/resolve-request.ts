@@ -55,7 +55,13 @@ function sandboxOf(value: unknown): ResolvedSandbox {
     invalid('sandbox.writableRoots', 'must be an array of absolute paths');
   }
   if (typeof value.network !== 'boolean') invalid('sandbox.network', 'must be a boolean');
-  return { mode: value.mode as ResolvedSandbox['mode'], writableRoots: [...roots], network: value.network };
+  if (value.scope !== undefined && typeof value.scope !== 'string') invalid('sandbox.scope', 'must be a string');
+  return {
+    mode: value.mode as ResolvedSandbox['mode'],
+    writableRoots: [...roots],
+    network: value.network,
+    ...(typeof value.scope === 'string' ? { scope: value.scope } : {}),
+  };
 }
 
 /**

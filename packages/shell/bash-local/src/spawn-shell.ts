@@ -1,21 +1,25 @@
 /**
- * What foreground and background runs share: the spawn spec of `bash -c`, the sandbox gate,
- * and turning a collected stream into `CapturedText`.
+ * What every run shares: where it is spawned (the host runtime, or the world of its sandbox),
+ * the spawn spec of `bash -c`, its sandbox facts, and turning a collected stream into
+ * `CapturedText`.
  */
 import { DshError } from '@dsh/core';
-import type { Confinement, RunEvidence, Sandbox, SandboxFacts } from '@dsh/sandbox';
+import type { RunEvidence, Sandbox, SandboxFacts, World } from '@dsh/sandbox';
 import type { CapturedText, ShellExecSpec } from '@dsh/shell';
-import type { OutputReader, SpawnSpec } from '@dsh/subprocess';
+import type { OutputReader, SpawnSpec, SubprocessRuntime } from '@dsh/subprocess';
 
 /**
- * The confinement of a run: null when it runs unconfined (no sandbox asked, or
- * danger-full-access); a confined command line otherwise. A restricted mode never runs
- * unconfined.
+ * Where `spec` runs: on `host` when it asks for no sandbox (or danger-full-access), else in the
+ * world of its sandbox. A restricted mode never runs unconfined.
  * @throws DshError `SANDBOX_UNAVAILABLE` when a restricted mode has no working fence.
  */
-export function confinementFor(spec: ShellExecSpec, bash: string, sandbox: Sandbox | undefined): Confinement | null {
+export function placeOf(
+  spec: ShellExecSpec,
+  sandbox: Sandbox | undefined,
+  host: SubprocessRuntime,
+): { runtime: SubprocessRuntime; world: World | null } {
   const policy = spec.sandbox;
-  if (!policy || policy.mode === 'danger-full-access') return null;
+  if (!policy || policy.mode === 'danger-full-access') return { runtime: host, world: null };
   const why = sandbox ? sandbox.unavailableReason() : 'no sandbox is mounted in this composition';
   if (!sandbox || why !== null) {
     throw new DshError(
@@ -26,35 +30,39 @@ export function confinementFor(spec: ShellExecSpec, bash: string, sandbox: Sandb
       },
     );
   }
-  return sandbox.confine([bash, '-c', spec.command], policy);
+  const world = sandbox.world(policy, host);
+  return { runtime: world.runtime, world };
 }
 
 /** The sandbox facts of a finished run (null when no sandbox was asked for). */
 export function sandboxFacts(
   spec: ShellExecSpec,
   sandbox: Sandbox | undefined,
-  confinement: Confinement | null,
+  world: World | null,
   evidence: RunEvidence,
 ): SandboxFacts | null {
   if (!spec.sandbox) return null;
-  if (!confinement || !sandbox) {
+  if (!world || !sandbox) {
     return { mode: spec.sandbox.mode, denied: false, denial: null, enforcement: 'full', runnerFailed: false };
   }
-  return sandbox.classify(evidence, spec.sandbox, confinement);
+  return sandbox.classify(evidence, spec.sandbox, world);
 }
 
-/** The subprocess spec of `bash -c command` (confined when asked): collected streams with spill, `dshEnv` over `env`. */
+/**
+ * The subprocess spec of `bash -c command`: collected streams with spill; the environment is
+ * the managed non-interactive entries, then the request's `env`, then `dshEnv`.
+ */
 export function bashSpawnSpec(
   spec: ShellExecSpec,
   bash: string,
   signal: AbortSignal,
-  confinement: Confinement | null,
+  managedEnv: Readonly<Record<string, string>>,
 ): SpawnSpec {
   const spill = { dir: spec.spillDir, maxBytes: spec.maxSpillBytes };
   return {
-    argv: confinement ? confinement.argv : [bash, '-c', spec.command],
+    argv: [bash, '-c', spec.command],
     cwd: spec.workdir,
-    env: { ...spec.env, ...spec.dshEnv },
+    env: { ...managedEnv, ...spec.env, ...spec.dshEnv },
     stdin: spec.stdin === null ? { kind: 'ignore' } : { kind: 'bytes', data: spec.stdin },
     stdout: { kind: 'collect', maxBytes: spec.stdoutMaxBytes, spill },
     stderr: { kind: 'collect', maxBytes: spec.stderrMaxBytes, spill },

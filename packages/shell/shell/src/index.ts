@@ -7,7 +7,7 @@ export { escapeBody, isMarkerLine, parseMarker, unescapeBody } from './markers.j
 export type { ParsedShellResult } from './parse.js';
 export { parseShellResult } from './parse.js';
 export type { DisplayPlan, RenderableResult, RenderOptions } from './render.js';
-export { keepTail, planDisplay, renderShellResult } from './render.js';
+export { keepTail, keepTailLines, planDisplay, renderShellResult } from './render.js';
 export { INFRASTRUCTURE_START_ERRORS, infrastructureError } from './start-failure.js';
 export type {
   CapturedText,

@@ -12,6 +12,7 @@
  *   [output truncated: stdout kept last K of T bytes; no complete copy]
  *   [output truncated: stderr kept last K of T bytes; …]            same two forms
  *   [output truncated: showing last K of T characters]              the display cap
+ *   [leftover processes ended: N]                                   what the command left running
  *   [timed out after N ms]
  *   [aborted]
  *   [sandbox denied: file|network; mode: MODE]
@@ -28,6 +29,7 @@
 const OPENINGS = [
   'note:',
   'output truncated:',
+  'leftover processes ended:',
   'timed out after ',
   'aborted]',
   'sandbox denied:',
@@ -78,12 +80,13 @@ export const RANKS = {
   stdoutTruncated: 1,
   stderrTruncated: 2,
   displayTruncated: 3,
-  timedOut: 4,
-  aborted: 5,
-  sandboxDenied: 6,
-  runnerFailed: 7,
-  startError: 8,
-  status: 9,
+  leftover: 4,
+  timedOut: 5,
+  aborted: 6,
+  sandboxDenied: 7,
+  runnerFailed: 8,
+  startError: 9,
+  status: 10,
 } as const;
 
 export type MarkerKind = keyof typeof RANKS;
@@ -93,6 +96,7 @@ export type Marker =
   | { kind: 'note'; text: string }
   | { kind: 'stdoutTruncated' | 'stderrTruncated'; kept: number; total: number; spillPath: string | null }
   | { kind: 'displayTruncated'; kept: number; total: number }
+  | { kind: 'leftover'; count: number }
   | { kind: 'timedOut'; ms: number }
   | { kind: 'aborted' }
   | { kind: 'sandboxDenied'; denial: 'file' | 'network'; mode: string }
@@ -115,6 +119,7 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => Marker][] = [
     /^\[output truncated: showing last (\d+) of (\d+) characters\]$/,
     (m) => ({ kind: 'displayTruncated', kept: Number(m[1]), total: Number(m[2]) }),
   ],
+  [/^\[leftover processes ended: (\d+)\]$/, (m) => ({ kind: 'leftover', count: Number(m[1]) })],
   [/^\[timed out after (\d+) ms\]$/, (m) => ({ kind: 'timedOut', ms: Number(m[1]) })],
   [/^\[aborted\]$/, () => ({ kind: 'aborted' })],
   [

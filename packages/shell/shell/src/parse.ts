@@ -16,6 +16,8 @@ export interface ParsedShellResult {
   timedOut: boolean;
   /** The deadline in the timeout marker, when there is one. */
   timeoutMs: number | null;
+  /** Processes the command left running that were ended when it returned. */
+  leftover: number;
   aborted: boolean;
   /** Any output was cut: a stream's tail was kept, or the display cap applied. */
   truncated: boolean;
@@ -64,6 +66,7 @@ export function parseShellResult(text: string): ParsedShellResult {
     signal: null,
     timedOut: false,
     timeoutMs: null,
+    leftover: 0,
     aborted: false,
     truncated: false,
     spillPath: null,
@@ -93,6 +96,9 @@ export function parseShellResult(text: string): ParsedShellResult {
         break;
       case 'displayTruncated':
         parsed.truncated = true;
+        break;
+      case 'leftover':
+        parsed.leftover = m.count;
         break;
       case 'timedOut':
         parsed.timedOut = true;

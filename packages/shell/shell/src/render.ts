@@ -16,6 +16,8 @@ export interface RenderableResult {
   stderr: CapturedText;
   sandbox: SandboxFacts | null;
   startError: StartFailure | null;
+  /** Processes left running that were ended when it returned. @default 0 */
+  leftover?: number;
 }
 
 /** Options of {@link renderShellResult}. */
@@ -41,9 +43,21 @@ export function keepTail(text: string, maxChars: number): string {
 
 function truncationLine(stream: 'stdout' | 'stderr', captured: CapturedText): string | null {
   if (!captured.truncated) return null;
-  const kept = Buffer.byteLength(captured.text);
+  const kept = captured.keptBytes ?? Buffer.byteLength(captured.text);
   const where = captured.spillPath ? `full output: ${oneLine(captured.spillPath)}` : 'no complete copy';
   return `[output truncated: ${stream} kept last ${kept} of ${captured.totalBytes} bytes; ${where}]`;
+}
+
+/**
+ * The tail of `text` within `maxChars`, starting on a line boundary: a cut that would start
+ * mid-line drops the rest of that line. A text whose kept part holds no line boundary at all (one
+ * long line) is cut mid-line; the display-truncated marker then says so.
+ */
+export function keepTailLines(text: string, maxChars: number): string {
+  const tail = keepTail(text, maxChars);
+  if (tail.length === text.length || text[text.length - tail.length - 1] === '\n') return tail;
+  const nl = tail.indexOf('\n');
+  return nl >= 0 && nl < tail.length - 1 ? tail.slice(nl + 1) : tail;
 }
 
 /** Joins stdout and the `[stderr]` section as the grammar requires, escaping marker-like lines. */
@@ -67,7 +81,8 @@ const sectionLength = (stderr: string): number => (stderr === '' ? 0 : stderr.le
 
 /**
  * Applies a display cap to a body: the tail is kept, stderr first (errors come last), then the
- * end of stdout. Never starts on half a surrogate pair.
+ * end of stdout, each starting on a line boundary when it has one. Never starts on half a
+ * surrogate pair.
  */
 export function planDisplay(stdout: string, stderr: string, maxChars: number | undefined): DisplayPlan {
   const total = stdout.length + sectionLength(stderr);
@@ -75,9 +90,9 @@ export function planDisplay(stdout: string, stderr: string, maxChars: number | u
     return { stdout, stderr, total, shown: total, cut: { stdout: false, stderr: false } };
   }
   const errBudget = maxChars - sectionLength('x') + 1; // what is left of the cap for stderr's own text
-  const err = stderr.length > errBudget ? keepTail(stderr, errBudget) : stderr;
+  const err = stderr.length > errBudget ? keepTailLines(stderr, errBudget) : stderr;
   const left = Math.max(0, maxChars - sectionLength(err));
-  const out = stdout.length > left ? keepTail(stdout, left) : stdout;
+  const out = stdout.length > left ? keepTailLines(stdout, left) : stdout;
   return {
     stdout: out,
     stderr: err,
@@ -96,6 +111,7 @@ export function renderShellResult(result: RenderableResult, options: RenderOptio
   const plan = planDisplay(result.stdout.text, result.stderr.text, options.maxChars);
   if (plan.shown < plan.total)
     trailer.push(`[output truncated: showing last ${plan.shown} of ${plan.total} characters]`);
+  if ((result.leftover ?? 0) > 0) trailer.push(`[leftover processes ended: ${result.leftover}]`);
   if (result.timedOut) trailer.push(`[timed out after ${result.timeoutMs ?? 0} ms]`);
   if (result.aborted) trailer.push('[aborted]');
   const box = result.sandbox;

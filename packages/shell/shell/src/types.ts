@@ -52,6 +52,8 @@ export interface CapturedText {
   totalBytes: number;
   /** The complete stream on disk, when one was kept. */
   spillPath: string | null;
+  /** Bytes kept in memory when `text` is not them (a rendering that leaves the text out). @default the bytes of `text` */
+  keptBytes?: number;
 }
 
 /** Why the program did not start (missing workdir, …), as reported by ctx.subprocess. */
@@ -76,6 +78,8 @@ export interface ShellExecResult {
   sandbox: SandboxFacts | null;
   /** Set when the command never started (e.g. the workdir is missing). */
   startError: StartFailure | null;
+  /** Processes the command left running that were ended when it returned (0 when none). */
+  leftover: number;
 }
 
 /** One incremental read of a background process. */
@@ -84,6 +88,8 @@ export interface ProcessRead {
   text: string;
   /** Some output since the last read was dropped from memory; see `spillPaths`. */
   lossy: boolean;
+  /** Bytes produced since the last read that are not in `text` (dropped from memory). */
+  skipped: number;
   spillPaths: { stdout: string | null; stderr: string | null };
 }
 
@@ -104,6 +110,8 @@ export interface ShellProcessOutcome {
   stderr: CapturedText;
   durationMs: number;
   sandbox: SandboxFacts | null;
+  /** Processes the command left running that were ended when it returned (0 when none). */
+  leftover: number;
 }
 
 /** Options of `ShellExecutor.start`. */

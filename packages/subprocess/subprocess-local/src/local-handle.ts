@@ -264,6 +264,12 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     return this.terminating;
   }
 
+  async endTree(): Promise<number> {
+    const alive = this.tree && !this.isTreeGone ? (this.tree.memberCount() ?? 0) : 0;
+    await this.terminate();
+    return alive;
+  }
+
   private async terminateTree(): Promise<void> {
     const tree = this.tree;
     if (!tree?.signal('SIGTERM', !this.childExited)) return;

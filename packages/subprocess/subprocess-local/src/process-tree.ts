@@ -63,6 +63,19 @@ export class ProcessTree {
     this.cgroup?.release();
   }
 
+  /** How many members are alive now (0 proves the tree gone); null when membership cannot be read. */
+  memberCount(): number | null {
+    if (this.gone) return 0;
+    let count: number | null;
+    if (this.cgroup) count = this.cgroup.pids()?.length ?? null;
+    else {
+      const procs = takeSnapshot();
+      count = procs === null ? null : treeMembers(procs, this.root, this.rootStart).length;
+    }
+    if (count === 0) this.markGone();
+    return count;
+  }
+
   /**
    * Sends `signal` to every live member. `childAlive` (the direct child has not exited) allows
    * the direct-child fallback. Returns false, and marks the tree gone, only when it is proven

@@ -113,6 +113,13 @@ export class RemoteSubprocessHandle implements SubprocessHandle {
     return this.terminating;
   }
 
+  async endTree(): Promise<number> {
+    if (this.treeGone) return 0;
+    const alive = Number(await this.client.request('end-tree', { h: this.h }).catch(() => 0));
+    await this.terminate();
+    return Number.isFinite(alive) ? alive : 0;
+  }
+
   async waitForExit(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw new DshError('ABORTED', 'waitForExit was aborted before the tree exited.');
     if (this.treeGone) return;
@@ -159,23 +166,18 @@ export class RemoteSubprocessHandle implements SubprocessHandle {
         return;
       case 'exit':
         this.resolveExit(outcomeOf(m));
-
         return;
       case 'done':
         this.settle(outcomeOf(m));
-
         return;
       case 'spill':
         this.mirrors[name]?.setSpill(typeof m.path === 'string' ? m.path : null);
-
         return;
       case 'skip':
         this.mirrors[name]?.skip(Number(m.bytes));
-
         return;
       case 'finish':
         this.mirrors[name]?.finish(m.cutOff === true);
-
         return;
       case 'eof':
         this.endPipe(name);

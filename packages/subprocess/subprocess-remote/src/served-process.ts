@@ -89,6 +89,10 @@ export class ServedProcess {
     return this.handle ? this.handle.terminate() : Promise.resolve();
   }
 
+  endTree(): Promise<number> {
+    return this.handle ? this.handle.endTree() : Promise.resolve(0);
+  }
+
   wait(): Promise<void> {
     return this.handle ? this.handle.waitForExit() : Promise.resolve();
   }

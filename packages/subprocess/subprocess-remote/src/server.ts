@@ -87,20 +87,16 @@ export class RuntimeServer {
       }
       case 'stdin-end':
         this.processes.get(h)?.stdinEnd();
-
         return;
       case 'pause':
       case 'resume':
         this.processes.get(h)?.flow(m.stream === 'stderr' ? 'stderr' : 'stdout', m.op === 'pause');
-
         return;
       case 'write':
         this.terminals.get(h)?.write(String(m.text));
-
         return;
       case 'resize':
         this.terminals.get(h)?.resize(Number(m.cols), Number(m.rows));
-
         return;
       case 'cancel':
         this.cancels.get(Number(m.target))?.abort();
@@ -151,9 +147,9 @@ export class RuntimeServer {
           Object.fromEntries((m.env as [string, string | null][]).map(([k, v]) => [k, v ?? undefined])),
         );
       case 'terminate':
-        this.processes.get(h)?.terminate();
-
-        return;
+        return this.processes.get(h)?.terminate();
+      case 'end-tree':
+        return (await this.processes.get(h)?.endTree()) ?? 0;
       case 'wait':
         return this.waitFor(h, signal);
       case 'pty': {

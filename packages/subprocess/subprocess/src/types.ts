@@ -115,6 +115,11 @@ export interface SubprocessHandle {
   /** SIGTERM the tree, SIGKILL after graceMs; resolves at tree quiescence. Idempotent; no-op once the tree is gone. */
   terminate(): Promise<void>;
   /**
+   * `terminate()`, resolving with how many processes of the tree were alive when it began (0 when
+   * the tree was already gone): after the direct child exited, the ones it left running.
+   */
+  endTree(): Promise<number>;
+  /**
    * Resolves when no member of the tree is alive (zombies count as gone).
    * @throws DshError `ABORTED` (rejection) when `signal` aborts first.
    */

@@ -59,9 +59,11 @@ export class BashTerminalBackend implements TerminalBackend {
     const release = policy ? policy.fence(request.owner) : () => undefined;
     let handle: Awaited<ReturnType<SubprocessRuntime['spawnTerminal']>>;
     try {
-      handle = await this.subprocess().spawnTerminal({
-        argv:
-          confined && sandbox && resolved ? sandbox.confine(shellArgv, resolved, { terminal: true }).argv : shellArgv,
+      // A restricted shell runs in the agent's world: inside the fence, with the world's pids.
+      const host = this.subprocess();
+      const runtime = confined && sandbox && resolved ? sandbox.world(resolved, host).runtime : host;
+      handle = await runtime.spawnTerminal({
+        argv: shellArgv,
         cwd: request.cwd ?? this.config.cwd,
         env: { TERM: 'xterm-256color', ...this.config.env },
         cols: request.cols,
@@ -73,7 +75,7 @@ export class BashTerminalBackend implements TerminalBackend {
       release();
       throw error;
     }
-    const session = new BashSession(handle, nonce, this.config, release, confined ? rc.path : null);
+    const session = new BashSession(handle, nonce, this.config, release);
     const ready = await session.firstPrompt(this.config.openTimeoutMs);
     rc.remove(); // read at start-up; the nonce no longer needs to exist on disk
     if (ready) return session;

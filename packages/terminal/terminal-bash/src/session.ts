@@ -69,11 +69,6 @@ export class BashSession implements TerminalSession {
     private readonly config: ResolvedBashTerminalConfig,
     /** Called once when the session is gone (releases the sandbox fence). */
     private readonly release: () => void = () => undefined,
-    /**
-     * For a shell inside a pid namespace (a sandbox), what identifies it in the foreground's
-     * command line (its unique rc path): its own pid there means nothing outside.
-     */
-    private readonly shellMark: string | null = null,
   ) {
     this.scroll = new Scrollback(config.scrollbackChars);
     this.sanitizer = new Sanitizer(
@@ -120,7 +115,6 @@ export class BashSession implements TerminalSession {
   private atShell(facts: { foregroundPgid: number | null; shellPgid: number; command: string | null }): boolean {
     const fg = facts.foregroundPgid;
     if (fg === null || fg === facts.shellPgid) return true;
-    if (this.shellMark !== null) return facts.command?.includes(this.shellMark) === true;
     return fg === this.marker?.shellPid;
   }
 
@@ -240,6 +234,9 @@ export class BashSession implements TerminalSession {
     const fresh = this.freshMarker(a) !== null;
     if (!fresh && !observe) return;
     const facts = this.handle.inspectForeground();
+    // Facts from before this send (a world across a channel answers from its last look) prove
+    // nothing about it: wait for a fresh observation, which the call above asked for.
+    if (facts.observedAt !== undefined && facts.observedAt < a.startedAt) return;
     const atShell = this.atShell(facts);
     const quiet = Date.now() - Math.max(this.lastOutputAt, a.startedAt);
     if (fresh && atShell) {

@@ -1,6 +1,8 @@
 /**
  * @dsh/tool-bash-persistent: `bash` in the agent's own persistent shell.
  */
+
+export type { PersistentBashOptions } from './persistent-bash.js';
 export {
   createPersistentBashTool,
   DEFAULT_TIMEOUT_MS,

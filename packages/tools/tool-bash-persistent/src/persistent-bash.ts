@@ -91,8 +91,16 @@ async function interrupt(terminals: TerminalService, owner: Owner, id: string): 
   return r.reason === 'stdin_read' && r.commandExitCode !== null ? r : null;
 }
 
+/** Options of the persistent `bash` tool. */
+export interface PersistentBashOptions {
+  /** Absolute workspace: where the shell starts. */
+  workspace: string;
+  /** Directory for complete copies of output a model was shown only the end of. @default `<tmpdir>/dsh-<user>/spill` */
+  savedDir?: string;
+}
+
 /** Creates the persistent `bash` tool. */
-export function createPersistentBashTool(options: { workspace: string }): ToolDefinition {
+export function createPersistentBashTool(options: PersistentBashOptions): ToolDefinition {
   return {
     name: 'bash',
     description:
@@ -148,7 +156,11 @@ export function createPersistentBashTool(options: { workspace: string }): ToolDe
         }
         const plan = planDisplay(output, '', BODY_MAX_CHARS);
         if (plan.cut.stdout) {
-          const path = saveText(join(tmpdir(), `dsh-${userInfo().username}`, 'spill'), 'terminal', output);
+          const path = saveText(
+            options.savedDir ?? join(tmpdir(), `dsh-${userInfo().username}`, 'spill'),
+            'terminal',
+            output,
+          );
           notes.push(
             path
               ? `only the end of the output is shown; all of it is in ${path}`

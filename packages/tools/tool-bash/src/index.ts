@@ -19,6 +19,6 @@ export { createJobKillTool, createJobListTool, createJobOutputTool } from './job
 export { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 export { TOOL_BASH_PLUGIN, toolBashPlugin } from './plugin.js';
 export type { Naming } from './render-facts.js';
-export { capForModel, factsOf, notesFor, renderForModel, renderMarkersOnly } from './render-facts.js';
+export { capForModel, completeCopy, factsOf, notesFor, renderForModel, renderMarkersOnly } from './render-facts.js';
 export { jobRunOf, PROGRESS_INTERVAL_MS, runForeground } from './run-foreground.js';
 export { spillDirOf } from './save-output.js';

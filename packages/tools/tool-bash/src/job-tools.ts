@@ -4,12 +4,27 @@
 import { defineTool, isDshError, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import type { JobInfo } from '@dsh/jobs';
 import { jobIdArgs, jobKillOutput, jobListOutput, jobOutputOutput, noArgs } from './args.js';
-import { capForModel } from './render-facts.js';
+import { capForModel, completeCopy } from './render-facts.js';
 import { spillDirOf } from './save-output.js';
 
 function notFound(error: unknown): ToolResult {
   if (isDshError(error, 'JOB_NOT_FOUND')) return toolError(error.message, error.code);
   throw error;
+}
+
+/** What a lossy read says: how much was dropped, and where all of it is (only when that file is complete). */
+function lossNote(data: Record<string, unknown> | undefined): string {
+  const skipped = Number(data?.skipped ?? 0);
+  const paths = (data?.spill_paths ?? {}) as { stdout?: string | null; stderr?: string | null };
+  const copy = completeCopy(paths.stdout ?? null) ?? completeCopy(paths.stderr ?? null);
+  const what =
+    skipped > 0 ? `${skipped} bytes of output since your last read were` : 'some output since your last read was';
+  const where = copy
+    ? `; the complete output is in ${copy}`
+    : paths.stdout || paths.stderr
+      ? '; its complete copy was removed (the output disk budget is full)'
+      : '; no complete copy was kept (it exceeded the spill limit)';
+  return `[note: ${what} dropped from memory${where}]`;
 }
 
 function age(info: JobInfo): string {
@@ -31,18 +46,12 @@ export function createJobOutputTool(): ToolDefinition {
       const out = ctx.get('jobs').output(owner, job_id);
       const { info } = out;
       const lines: string[] = [];
-      if (out.lossy) {
-        const paths = (out.data?.spill_paths ?? {}) as { stdout?: string | null; stderr?: string | null };
-        const where = paths.stdout ?? paths.stderr;
-        lines.push(
-          `[note: some output since your last read was dropped from memory${where ? `; the complete output is in ${where}` : ''}]`,
-        );
-      }
+      if (out.lossy) lines.push(lossNote(out.data));
       if (out.text) lines.push(out.text.replace(/\n$/, ''));
       if (info.result) lines.push(`[job ${info.id} ${info.state} after ${age(info)}]`, info.result.text);
       else lines.push(`[job ${info.id} ${info.state} for ${age(info)}; call job_output again later for more]`);
       return {
-        text: capForModel(lines.join('\n'), spillDirOf(ctx.get('shell'))),
+        text: capForModel(lines.join('\n'), spillDirOf(ctx.get('shell')), !out.lossy),
         isError: false,
         data: { job_id: info.id, state: info.state, lossy: out.lossy, ...(info.result?.data ?? {}) },
       };

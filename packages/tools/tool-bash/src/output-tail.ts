@@ -2,7 +2,7 @@
  * What a foreground call has read of its running command so far, bounded: the last line for
  * progress reports, and the tail shown when the call hands the command over to a job.
  */
-import { keepTail } from '@dsh/shell';
+import { keepTail, keepTailLines } from '@dsh/shell';
 import { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 
 /** Section lines of incremental reads; not output of the command. */
@@ -13,11 +13,12 @@ export class OutputTail {
   private text = '';
   /** Characters read and no longer kept. */
   private dropped = 0;
-  private lossy = false;
+  /** Bytes the command produced that no read returned (dropped from memory first). */
+  private skipped = 0;
 
   /** Appends one incremental read. */
-  add(read: { text: string; lossy: boolean }): void {
-    if (read.lossy) this.lossy = true;
+  add(read: { text: string; skipped: number }): void {
+    this.skipped += read.skipped;
     if (read.text === '') return;
     this.text += read.text;
     const max = MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS;
@@ -41,10 +42,11 @@ export class OutputTail {
   /** The kept text, with a note when some was dropped (from memory or from this buffer). */
   render(): string {
     const max = MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS;
-    const shown = keepTail(this.text, max);
+    const shown = keepTailLines(this.text, max);
     const omitted = this.dropped + this.text.length - shown.length;
     const notes: string[] = [];
-    if (this.lossy) notes.push('[note: some output was dropped from memory before it could be read]');
+    if (this.skipped > 0)
+      notes.push(`[note: ${this.skipped} bytes of output were dropped from memory before they could be read]`);
     if (omitted > 0) notes.push(`[note: ${omitted} earlier characters of this output are not shown]`);
     return [...notes, shown].filter((s) => s !== '').join('\n');
   }

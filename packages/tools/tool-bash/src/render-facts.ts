@@ -3,8 +3,9 @@
  * the machine facts in `data`. Whenever the model is shown only the end of a stream, a note
  * names a file with all of it.
  */
+import { existsSync } from 'node:fs';
 import { argName, saveText, type ToolCallOptions } from '@dsh/core';
-import { keepTail, planDisplay, type RenderableResult, renderShellResult } from '@dsh/shell';
+import { keepTailLines, planDisplay, type RenderableResult, renderShellResult } from '@dsh/shell';
 import { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 
 /** Machine facts of a shell result, snake_case for tool `data`. */
@@ -21,6 +22,7 @@ export function factsOf(result: RenderableResult & { durationMs?: number }): Rec
     duration_ms: result.durationMs ?? null,
     start_error: result.startError,
     sandbox: result.sandbox,
+    left_running: result.leftover ?? 0,
   };
 }
 
@@ -34,23 +36,41 @@ function timeoutNote(result: RenderableResult, maxTimeoutMs: number | null, nami
   const ways: string[] = [];
   if (timeout) ways.push(maxTimeoutMs ? `raise ${timeout} (at most ${maxTimeoutMs})` : `raise ${timeout}`);
   if (background) ways.push(`use ${background} for long tasks`);
-  return [`the command was killed at its deadline${ways.length > 0 ? `; ${ways.join(' or ')}` : ''}`];
+  const waited =
+    'if it was waiting for input (an editor, a pager, a prompt), give the input with a pipe, a heredoc or a file';
+  return [`the command was killed at its deadline${ways.length > 0 ? `; ${ways.join(' or ')}` : ''}; ${waited}`];
+}
+
+function leftoverNote(result: RenderableResult, naming: Naming): string[] {
+  const n = result.leftover ?? 0;
+  if (n === 0) return [];
+  const what = `${n} process${n === 1 ? '' : 'es'} the command left running ${n === 1 ? 'was' : 'were'} ended when it returned`;
+  const background = argName(naming, 'run_in_background');
+  return [background ? `${what}; start servers and watchers with ${background} and read them with job_output` : what];
+}
+
+/** `path` when the complete copy is still on disk; null when it was removed (e.g. by the disk budget). */
+export function completeCopy(path: string | null): string | null {
+  return path !== null && existsSync(path) ? path : null;
 }
 
 const readHint = '(read it with head, tail, grep or sed -n)';
 
 /** Notes for streams the collector truncated (independent of any display cap). */
 export function notesFor(result: RenderableResult, maxTimeoutMs: number | null, naming: Naming = {}): string[] {
-  const notes = timeoutNote(result, maxTimeoutMs, naming);
+  const notes = [...timeoutNote(result, maxTimeoutMs, naming), ...leftoverNote(result, naming)];
   for (const [name, stream] of [
     ['stdout', result.stdout],
     ['stderr', result.stderr],
   ] as const) {
     if (!stream.truncated) continue;
+    const copy = completeCopy(stream.spillPath);
     notes.push(
-      stream.spillPath
-        ? `only the end of ${name} is shown; the complete ${name} is in ${stream.spillPath} ${readHint}`
-        : `only the end of ${name} is shown and no complete copy was kept (it exceeded the spill limit); rerun with less output, e.g. piped through tail or grep`,
+      copy
+        ? `only the end of ${name} is shown; the complete ${name} is in ${copy} ${readHint}`
+        : stream.spillPath
+          ? `only the end of ${name} is shown; its complete copy was removed (the output disk budget is full); rerun with less output, e.g. piped through tail or grep`
+          : `only the end of ${name} is shown and no complete copy was kept (it exceeded the spill limit); rerun with less output, e.g. piped through tail or grep`,
     );
   }
   return notes;
@@ -96,7 +116,12 @@ export function renderForModel(
 
 /** Only the markers of a result (no body): for a job whose output the model already read incrementally. */
 export function renderMarkersOnly(result: RenderableResult): string {
-  const empty = (s: RenderableResult['stdout']) => ({ ...s, text: '' });
+  // The text is left out, not lost: the markers keep saying how much of it was kept.
+  const empty = (s: RenderableResult['stdout']) => ({
+    ...s,
+    text: '',
+    keptBytes: s.keptBytes ?? Buffer.byteLength(s.text),
+  });
   return renderShellResult(
     { ...result, stdout: empty(result.stdout), stderr: empty(result.stderr) },
     { notes: notesFor(result, null) },
@@ -104,13 +129,15 @@ export function renderMarkersOnly(result: RenderableResult): string {
 }
 
 /**
- * Keeps the tail of a non-result text (e.g. new job output) within the model cap; when it cuts,
- * the whole text is saved in `spillDir` and the note says where.
+ * Keeps the tail of a non-result text (e.g. new job output) within the model cap, on a line
+ * boundary; when it cuts, the text is saved in `spillDir` and the note says where. `complete`
+ * says whether the text is all of what it stands for: only then is the saved file "all of it".
  */
-export function capForModel(text: string, spillDir: string): string {
+export function capForModel(text: string, spillDir: string, complete = true): string {
   if (text.length <= MODEL_OUTPUT_MAX_CHARS) return text;
-  const shown = keepTail(text, MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS);
+  const shown = keepTailLines(text, MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS);
   const path = saveText(spillDir, 'output', text);
-  const where = path ? `; all of it is in ${path} ${readHint}` : '';
+  const what = complete ? 'all of it' : 'all this read returned';
+  const where = path ? `; ${what} is in ${path} ${readHint}` : '';
   return `[note: ${text.length - shown.length} earlier characters of this output are not shown${where}]\n${shown}`;
 }

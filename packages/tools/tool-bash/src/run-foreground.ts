@@ -18,7 +18,7 @@ export function jobRunOf(proc: ShellProcess): JobRun {
   return {
     readOutput: () => {
       const read = proc.readOutput();
-      return { text: read.text, lossy: read.lossy, data: { spill_paths: read.spillPaths } };
+      return { text: read.text, lossy: read.lossy, data: { spill_paths: read.spillPaths, skipped: read.skipped } };
     },
     cancel: () => proc.kill(),
     done: proc.done.then((outcome) => ({

@@ -1,0 +1,109 @@
+/**
+ * The composition's output directory: complete copies of long outputs (spill files, and saved
+ * copies of what a model was shown only the end of) live in one private directory per
+ * composition, `<root>/run-<pid>-<random>/`, which every sandbox world binds at the same path
+ * — so a path named in a note works in the model's next confined command. Retained files are
+ * bounded by a disk budget (oldest removed first); the directory is removed at dispose unless
+ * kept; directories of dsh processes that died are swept at start.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+/** Retained output copies of one composition stay under this many bytes: the oldest go first. */
+export const OUTPUT_BUDGET_BYTES = 1024 * 1024 * 1024;
+/** Per-composition directories are named `run-<pid>-<random>`. */
+const RUN_DIR = /^run-(\d+)-[0-9a-f]+$/;
+
+/** Where per-composition output directories go by default. */
+export function defaultOutputRoot(): string {
+  return join(tmpdir(), `dsh-${userInfo().username}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the output directories of dsh processes that are gone. */
+export function sweepDeadOutput(root: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = RUN_DIR.exec(name);
+    if (m && Number(m[1]) !== process.pid && !alive(Number(m[1])))
+      rmSync(join(root, name), { recursive: true, force: true });
+  }
+}
+
+/** One composition's output directory. */
+export class OutputStore {
+  readonly dir: string;
+  /** Spill files of ctx.shell. */
+  readonly spillDir: string;
+
+  /** Sweeps dead ones, then makes this composition's directory (0700). */
+  constructor(
+    root: string,
+    private readonly options: { keep: boolean; maxBytes: number },
+  ) {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    sweepDeadOutput(root);
+    this.dir = join(root, `run-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.spillDir = join(this.dir, 'spill');
+    mkdirSync(this.spillDir, { recursive: true, mode: 0o700 });
+  }
+
+  /** Removes the oldest retained files until the rest fit the budget. Returns how many it removed. */
+  enforceBudget(): number {
+    const files: { path: string; size: number; mtimeMs: number }[] = [];
+    let total = 0;
+    for (const name of readdirSafe(this.spillDir)) {
+      const path = join(this.spillDir, name);
+      try {
+        const st = statSync(path);
+        if (!st.isFile()) continue;
+        files.push({ path, size: st.size, mtimeMs: st.mtimeMs });
+        total += st.size;
+      } catch {
+        // vanished meanwhile
+      }
+    }
+    if (total <= this.options.maxBytes) return 0;
+    files.sort((a, b) => a.mtimeMs - b.mtimeMs);
+    let removed = 0;
+    for (const f of files) {
+      if (total <= this.options.maxBytes) break;
+      try {
+        unlinkSync(f.path);
+        removed += 1;
+      } catch {
+        // already gone
+      }
+      total -= f.size;
+    }
+    return removed;
+  }
+
+  /** Removes the directory, unless the composition keeps its output. */
+  dispose(): void {
+    if (!this.options.keep) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
