@@ -108,8 +108,14 @@ export class ProcessTree {
       return false;
     }
     const killed = signal === 'SIGKILL' && cgroup.kill();
-    if (childAlive) signalGroup(this.root, signal) || signalProcess(this.root, signal);
-    if (!killed) for (const pid of cgroup.pids() ?? []) signalProcess(pid, signal);
+    if (killed) return true;
+    // The root's group gets the signal once; members that left the group (escapees) one by one.
+    // A member signalled both ways would get it twice (a trap would run twice).
+    const groupSent = signalGroup(this.root, signal) || (childAlive && signalProcess(this.root, signal));
+    for (const pid of cgroup.pids() ?? []) {
+      if (groupSent && (pid === this.root || readProc(pid)?.pgid === this.root)) continue;
+      signalProcess(pid, signal);
+    }
     return true;
   }
 }

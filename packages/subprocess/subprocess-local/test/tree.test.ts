@@ -30,6 +30,23 @@ describe('tree termination', () => {
     expect(isAlive(grandchild as number)).toBe(false);
   });
 
+  it('every member gets SIGTERM once: a trap runs once, also when an escapee is ended beside the group', async () => {
+    const h = runtime().spawn(
+      spec(
+        [
+          'bash',
+          '-c',
+          "setsid sleep 100 & trap 'echo trapped; sleep 0.3; exit 0' TERM; echo ready; while :; do sleep 0.05; done 2>/dev/null",
+        ],
+        { graceMs: 2_000 },
+      ),
+    );
+    await waitFor(() => h.stdoutReader?.read(0).text.includes('ready'), 'ready');
+    await h.terminate();
+    expect(await h.done).toMatchObject({ exitCode: 0 });
+    expect(h.stdoutReader?.read(0).text).toBe('ready\ntrapped\n');
+  });
+
   it('terminate() is idempotent and a no-op once the tree is gone', async () => {
     const h = runtime().spawn(spec(['sleep', '100']));
     const first = h.terminate();

@@ -45,13 +45,14 @@ export function createJobOutputTool(): ToolDefinition {
     async run({ job_id }, { ctx, owner }) {
       const out = ctx.get('jobs').output(owner, job_id);
       const { info } = out;
+      // Only the output is capped: the notes around it are never cut off.
       const lines: string[] = [];
       if (out.lossy) lines.push(lossNote(out.data));
-      if (out.text) lines.push(out.text.replace(/\n$/, ''));
+      if (out.text) lines.push(capForModel(out.text.replace(/\n$/, ''), spillDirOf(ctx.get('shell')), !out.lossy));
       if (info.result) lines.push(`[job ${info.id} ${info.state} after ${age(info)}]`, info.result.text);
       else lines.push(`[job ${info.id} ${info.state} for ${age(info)}; call job_output again later for more]`);
       return {
-        text: capForModel(lines.join('\n'), spillDirOf(ctx.get('shell')), !out.lossy),
+        text: lines.join('\n'),
         isError: false,
         data: { job_id: info.id, state: info.state, lossy: out.lossy, ...(info.result?.data ?? {}) },
       };
