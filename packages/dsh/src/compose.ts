@@ -87,10 +87,12 @@ function sandboxDump(composition: Composition, config: ResolvedDshConfig): Recor
   const fence = composition.ctx.sandbox;
   const why = fence ? fence.unavailableReason() : 'no sandbox plugin is mounted';
   const mode = config.sandbox.mode;
+  const worlds = (fence as { worldsInUse?: () => unknown[] } | undefined)?.worldsInUse?.() ?? [];
   return {
     mode,
     network: mode === 'danger-full-access' || config.sandbox.network,
     fence: why === null ? 'bubblewrap' : null,
+    worlds,
     note:
       mode === 'danger-full-access'
         ? 'commands run unconfined (danger-full-access)'
