@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run bench` (part 3): persistent-terminal readiness against raw node-pty anchors in the
-// same run. Goals from issue 4 beside the figures.
+// `npm run bench` (part 3): persistent-terminal readiness (with the emulator behind every
+// session) against raw node-pty anchors in the same run; `seq 1 1000000` through a terminal
+// against a raw node-pty drain of the same; memory after it. Goals from issues 4 and 10.
 import { createRequire } from 'node:module';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { BashTerminalBackend } from '@dsh/terminal-bash';
@@ -29,7 +30,7 @@ async function readiness(command) {
   const total = [];
   for (let i = 0; i < SENDS + 20; i++) {
     const t0 = now();
-    const r = await session.send({ text: command, timeoutMs: 10_000 });
+    const r = await session.send({ text: command, timeoutMs: 10_000, submit: true, keys: [] });
     const t1 = now();
     if (r.reason !== 'stdin_read' || r.commandExitCode !== 0) throw new Error(`unexpected ${JSON.stringify(r)}`);
     if (i >= 20) {
@@ -116,16 +117,54 @@ row(
 
 const cancel = [];
 for (let i = 0; i < CANCELS; i++) {
-  const pending = session.send({ text: 'sleep 100', timeoutMs: 30_000 });
+  const pending = session.send({ text: 'sleep 100', timeoutMs: 30_000, submit: true, keys: [] });
   await new Promise((r) => setTimeout(r, 50)); // sleep is in the foreground by then, as a model's cancel would find it
   const t0 = now();
-  session.cancel();
+  void session.cancel(5_000);
   const r = await pending;
   cancel.push(now() - t0);
   if (!r.cancelled || r.reason !== 'stdin_read') throw new Error(`cancel failed: ${JSON.stringify(r)}`);
 }
 row('cancel → prompt back, median ms', fmt(median(cancel), 3), '-', '≤ 5 ms');
 row('cancel → prompt back, p99 ms', fmt(percentile(cancel, 99), 3), '-', '-');
+
+/** Raw anchor: node-pty running `seq 1 N`, drained to its end (no emulator, no session). */
+async function rawDrain(n) {
+  const t0 = now();
+  const p = pty.spawn('seq', ['1', String(n)], { name: 'xterm', cols: 120, rows: 40, cwd: '/tmp', env: process.env });
+  let chars = 0;
+  p.onData((d) => {
+    chars += d.length;
+  });
+  await new Promise((resolve) => p.onExit(resolve));
+  return { ms: now() - t0, chars };
+}
+const SEQ = 1_000_000;
+const through = [];
+const drains = [];
+for (let i = 0; i < (quick ? 1 : 3); i++) {
+  drains.push((await rawDrain(SEQ)).ms);
+  const t0 = now();
+  const r = await session.send({ text: `seq 1 ${SEQ}`, timeoutMs: 120_000, submit: true, keys: [] });
+  through.push(now() - t0);
+  if (r.commandExitCode !== 0 || !r.output.endsWith(`${SEQ}\n`)) throw new Error(`seq failed: ${r.reason}`);
+}
+const ratio = median(drains) / median(through);
+row(
+  `seq 1 ${SEQ} through a terminal (vs raw node-pty drain), median ms`,
+  fmt(median(through), 0),
+  fmt(median(drains), 0),
+  '-',
+);
+row(`  throughput, raw drain time / terminal time`, fmt(ratio, 2), '1', '≥ 0.5×');
+globalThis.gc?.();
+const heap = process.memoryUsage();
+row(
+  'memory after it: heap used / rss, MiB (scrollback limit 256 Ki chars)',
+  `${fmt(heap.heapUsed / 2 ** 20, 1)} / ${fmt(heap.rss / 2 ** 20, 0)}`,
+  '-',
+  'bounded',
+);
 await session.close();
 await subprocess.dispose();
 

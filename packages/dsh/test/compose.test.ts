@@ -122,6 +122,7 @@ describe('presets with terminals', () => {
       'terminal_send',
       'terminal_read',
       'terminal_cancel',
+      'terminal_list',
       'terminal_close',
     ]);
     expect(full.ctx.keys()).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs', 'terminals']);

@@ -25,6 +25,7 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
       'terminal_send',
       'terminal_read',
       'terminal_cancel',
+      'terminal_list',
       'terminal_close',
     ]);
     for (const t of tools) {

@@ -8,6 +8,7 @@ import type { OpenRequest, TerminalBackend, TerminalSession } from '@dsh/termina
 import { type BashTerminalConfig, type ResolvedBashTerminalConfig, resolveTerminalConfig } from './config.js';
 import { newNonce, writeRcFile } from './rcfile.js';
 import { BashSession } from './session.js';
+import { loadXterm } from './xterm-loader.js';
 
 /** Backend type name of the persistent bash. */
 export const SHELL_BACKEND = 'shell';
@@ -52,6 +53,7 @@ export class BashTerminalBackend implements TerminalBackend {
         },
       );
     }
+    const xterm = await loadXterm();
     const nonce = newNonce();
     const rc = writeRcFile(nonce);
     const shellArgv = [this.config.bash, '--noprofile', '--rcfile', rc.path, '-i'];
@@ -75,7 +77,14 @@ export class BashTerminalBackend implements TerminalBackend {
       release();
       throw error;
     }
-    const session = new BashSession(handle, nonce, this.config, release);
+    const session = new BashSession(
+      handle,
+      nonce,
+      this.config,
+      xterm,
+      { cols: request.cols, rows: request.rows },
+      release,
+    );
     const ready = await session.firstPrompt(this.config.openTimeoutMs);
     rc.remove(); // read at start-up; the nonce no longer needs to exist on disk
     if (ready) return session;

@@ -13,10 +13,14 @@ export {
   OPENING_MAX_CHARS,
   resolveTerminalConfig,
 } from './config.js';
+export { PASTE_END, PASTE_START, sendPayload } from './input.js';
+export { keyBytes } from './keys.js';
 export { TERMINAL_BASH_PLUGIN, terminalBashPlugin } from './plugin.js';
 export type { PromptMarker } from './rcfile.js';
 export { newNonce, parseMarker, rcText } from './rcfile.js';
-export type { OscListener } from './sanitizer.js';
-export { Sanitizer, sanitize } from './sanitizer.js';
+export type { Mark, ScreenHooks, ScreenSnapshot } from './screen.js';
+export { EMULATOR_SCROLLBACK_ROWS, Screen } from './screen.js';
 export { Scrollback } from './scrollback.js';
 export { BashSession } from './session.js';
+export type { XtermModule } from './xterm-loader.js';
+export { loadXterm } from './xterm-loader.js';

@@ -1,12 +1,13 @@
 /**
- * A bounded buffer of sanitized text with offsets counted since the session began.
+ * The transcript of a session: the text of rows that left the screen, bounded, with offsets
+ * counted since the session began (so a count of what was dropped is always exact).
  */
-import type { ScrollbackPage } from '@dsh/terminal';
 
 /** A bounded text buffer: keeps the last `maxChars` characters, counts all of them. */
 export class Scrollback {
   private text = '';
   private total = 0;
+  private rowCount = 0;
 
   constructor(private readonly maxChars: number) {}
 
@@ -17,7 +18,12 @@ export class Scrollback {
 
   /** Oldest offset still kept. */
   get start(): number {
-    return this.total - this.text.length;
+    return this.total - Math.min(this.text.length, this.maxChars);
+  }
+
+  /** True once a row was appended (the next unwrapped row starts with a line break). */
+  get hasRows(): boolean {
+    return this.rowCount > 0;
   }
 
   append(chunk: string): void {
@@ -27,20 +33,18 @@ export class Scrollback {
     if (this.text.length > this.maxChars * 2) this.text = this.text.slice(this.text.length - this.maxChars); // amortized trim
   }
 
+  /** `count` screen rows, already joined: each unwrapped row after the first row ever starts with a line break. */
+  appendRows(text: string, count: number): void {
+    this.append(text);
+    this.rowCount += count;
+  }
+
   /** Text from `from` to `to` (clamped to what is kept); `lost` tells how many requested characters were dropped. */
   slice(from: number, to: number = this.total): { text: string; lost: number } {
+    const kept = this.total - this.text.length;
     const start = this.start;
     const begin = Math.max(from, start);
     const end = Math.min(Math.max(to, begin), this.total);
-    return { text: this.text.slice(begin - start, end - start), lost: Math.max(0, Math.min(to, start) - from) };
-  }
-
-  /** A page: from `offset` (or the last `limit` characters when omitted), at most `limit` characters. */
-  page(offset: number | undefined, limit: number): ScrollbackPage {
-    const startOffset = Math.max(this.start, this.total - this.maxChars);
-    const wanted = offset ?? Math.max(startOffset, this.total - limit);
-    const from = Math.min(Math.max(wanted, startOffset), this.total);
-    const to = Math.min(from + limit, this.total);
-    return { text: this.slice(from, to).text, offset: from, nextOffset: to, startOffset };
+    return { text: this.text.slice(begin - kept, end - kept), lost: Math.max(0, Math.min(to, start) - from) };
   }
 }

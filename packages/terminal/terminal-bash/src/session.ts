@@ -1,87 +1,76 @@
 /**
- * A persistent bash session: output is sanitized into a bounded scrollback, prompt markers are
- * matched against the session nonce, and each send settles on combined evidence:
+ * A persistent bash session behind a terminal emulator (see screen.ts). Prompt markers are
+ * matched against the session nonce where the emulator parses them, and each send settles on
+ * combined evidence:
  * - `stdin_read`: the prompt marker of this send (by sequence, after the shell accepted the
  *   input) with the foreground back at the shell; or a program blocked reading the terminal;
  *   or the shell itself blocked on the terminal with no new prompt (a `read`, an unfinished line);
  * - `inferred_idle`: output quiet for long while the foreground cannot be observed;
  * - `timeout`: the absolute deadline (the session keeps running);
- * - `session_exited`: the shell is gone.
- *
- * Input for the shell's own prompt is sent as one bracketed paste (several lines wrapped in one
- * brace group), so they run as one command with one prompt after them, and an interrupt
- * abandons the lines that had not run yet. The
- * shell switches paste mode off (CSI ?2004l) the moment it accepts the line: that marks where
- * the echo ends and the command's output begins.
+ * - `session_exited`: the shell is gone (its exit code stays for every later call).
+ * The shell switches paste mode off (CSI ?2004l) the moment it accepts the line: that marks where
+ * the echo ends and the command's output begins. Output printed while no send waited is handed
+ * to the next send as `earlier`.
  */
 import type { SubprocessTerminalHandle } from '@dsh/subprocess';
-import type { ScrollbackPage, SendResult, TerminalSession, WaitReason } from '@dsh/terminal';
+import type { ScreenView, ScrollbackPage, SendInput, SendResult, TerminalSession, WaitReason } from '@dsh/terminal';
 import { OPENING_MAX_CHARS, POLL_MAX_MS, POLL_MIN_MS, type ResolvedBashTerminalConfig } from './config.js';
+import { sendPayload } from './input.js';
 import { writePaced } from './paced-writer.js';
-import { type PromptMarker, parseMarker } from './rcfile.js';
-import { Sanitizer } from './sanitizer.js';
-import { Scrollback } from './scrollback.js';
+import { PromptWatch } from './prompt-watch.js';
+import { type ActiveSend, decide } from './readiness.js';
+import { type Mark, Screen } from './screen.js';
+import { earlierText, sendText } from './send-text.js';
+import type { XtermModule } from './xterm-loader.js';
 
-interface Active {
-  startSeq: number;
-  startOffset: number;
-  startedAt: number;
-  /** Input went to the shell's prompt (as a paste): its prompt must follow the shell accepting it. */
-  toShell: boolean;
-  /** Offset where the shell accepted the line (paste mode off), once seen. */
-  acceptedAt: number | null;
-  /** The previous send ended without the shell's prompt: a prompt may be owed to it. */
-  owed: boolean;
-  /** When the foreground was first seen blocked on the terminal with no output after it. */
-  waitSeenAt: number | null;
-  /** Input is still being typed: a reader blocked between pieces is not "waiting for input". */
-  writing: boolean;
-  cancelled: boolean;
-  timer: NodeJS.Timeout;
-  resolve: (result: SendResult) => void;
-}
-
-const PASTE_START = '\x1b[200~';
-const PASTE_END = '\x1b[201~';
+/** Ctrl-C as the terminal sends it: the line discipline interrupts the foreground and drops typed-ahead input. */
+const INTERRUPT = '\x03';
 
 /** A bash on a PTY, driven one send at a time. */
 export class BashSession implements TerminalSession {
   opening = '';
-  /** `performance.now()` when the latest prompt marker was parsed (for latency measurement). */
-  markerSeenAt = 0;
-  private readonly scroll: Scrollback;
-  private readonly sanitizer: Sanitizer;
-  private marker: (PromptMarker & { offset: number }) | null = null;
+  private readonly view: Screen;
+  private readonly prompts: PromptWatch;
   private lastOutputAt = Date.now();
   private outputChunks = 0;
-  private exitCode: number | null = null;
+  private shellExit: number | null = null;
   private exited = false;
-  private active: Active | null = null;
+  private active: ActiveSend | null = null;
   private poll: NodeJS.Timeout | undefined;
   private pollDelay = POLL_MIN_MS;
   private closing: Promise<void> | undefined;
   private owed = false;
-  private readonly markerWaiters = new Set<() => void>();
+  /** Where the last send's output ended: what follows was printed while no send waited. */
+  private lastEnd: Mark | number = 0;
 
   constructor(
     private readonly handle: SubprocessTerminalHandle,
-    private readonly nonce: string,
+    nonce: string,
     private readonly config: ResolvedBashTerminalConfig,
+    xterm: XtermModule,
+    size: { cols: number; rows: number },
     /** Called once when the session is gone (releases the sandbox fence). */
     private readonly release: () => void = () => undefined,
   ) {
-    this.scroll = new Scrollback(config.scrollbackChars);
-    this.sanitizer = new Sanitizer(
-      (payload, offset) => this.onOsc(payload, offset),
-      (body, offset) => this.onCsi(body, offset),
-    );
+    this.view = new Screen(xterm, size.cols, size.rows, config.scrollbackChars, {
+      reply: (data) => handle.write(data),
+      marker: (payload, at) => this.prompts.parsed(payload, at, this.lastEnd),
+      accept: (at) => {
+        const a = this.active;
+        if (a?.toShell && a.acceptedAt === null) a.acceptedAt = at;
+        else this.view.forget(at);
+      },
+      parsed: () => this.check(false),
+    });
+    this.prompts = new PromptWatch(nonce, this.view);
     handle.output.on('data', (chunk: string) => {
-      this.scroll.append(this.sanitizer.push(chunk));
-      this.lastOutputAt = Date.now();
+      const now = Date.now();
+      // Output after a quiet spell (a prompt, maybe): look soon. A steady stream lets polling slow down.
+      if (now - this.lastOutputAt > POLL_MAX_MS) this.pollDelay = POLL_MIN_MS;
+      this.lastOutputAt = now;
       this.outputChunks += 1;
       if (this.active) this.active.waitSeenAt = null; // output after a block: look again
-      this.pollDelay = POLL_MIN_MS;
-      this.check(false);
+      this.view.feed(chunk);
     });
     void handle.done.then(
       (facts) => this.onExit(facts.exitCode),
@@ -89,89 +78,72 @@ export class BashSession implements TerminalSession {
     );
   }
 
+  /** `performance.now()` when the latest prompt marker was parsed (for latency measurement). */
+  get markerSeenAt(): number {
+    return this.prompts.seenAt;
+  }
+
   /** Resolves at the first prompt (true), or false when the shell exits or `ms` pass first. */
   async firstPrompt(ms: number): Promise<boolean> {
-    const ok =
-      this.marker !== null ||
-      (await new Promise<boolean>((resolve) => {
-        const finish = (result: boolean): void => {
-          clearTimeout(timer);
-          this.markerWaiters.delete(onMarker);
-          resolve(result);
-        };
-        const timer = setTimeout(() => finish(false), ms);
-        const onMarker = (): void => finish(this.marker !== null);
-        this.markerWaiters.add(onMarker);
-      }));
-    if (ok && this.marker) this.opening = this.scroll.slice(0, this.marker.offset).text.slice(-OPENING_MAX_CHARS);
-    return ok;
+    const first = await this.prompts.first(ms);
+    if (first) {
+      this.opening = this.view.text(0, first.at).text.slice(-OPENING_MAX_CHARS);
+      this.lastEnd = first.at;
+    }
+    return first !== null;
   }
 
   state(): 'running' | 'exited' {
     return this.exited ? 'exited' : 'running';
   }
 
-  /** Whether the terminal's foreground is the shell (its own group, as its marker reports it; a wrapper may sit above it). */
-  private atShell(facts: { foregroundPgid: number | null; shellPgid: number; command: string | null }): boolean {
-    const fg = facts.foregroundPgid;
-    if (fg === null || fg === facts.shellPgid) return true;
-    return fg === this.marker?.shellPid;
+  exitCode(): number | null {
+    return this.shellExit;
   }
 
-  send(input: { text: string; timeoutMs: number }): Promise<SendResult> {
-    if (this.exited || this.closing) return Promise.resolve(this.result('session_exited', '', false));
+  foreground(): string | null {
+    if (this.exited) return null;
     const facts = this.handle.inspectForeground();
-    const toShell = !this.owed && this.atShell(facts);
-    const lines = input.text.replace(/\r\n?/g, '\n').replace(/\n$/, '');
-    // Several lines become one brace group: one command, so an interrupt abandons the lines not yet run.
-    const command = lines.includes('\n') ? `{ ${lines}\n}` : lines;
-    const payload = toShell ? `${PASTE_START}${command}${PASTE_END}\r` : `${lines.replace(/\n/g, '\r')}\r`;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.settle('timeout'), input.timeoutMs);
-      const active: Active = {
-        startSeq: this.marker?.seq ?? 0,
-        startOffset: this.scroll.end,
-        startedAt: Date.now(),
-        toShell,
-        acceptedAt: null,
-        owed: this.owed,
-        waitSeenAt: null,
-        writing: true,
-        cancelled: false,
-        timer,
-        resolve,
-      };
-      this.active = active;
-      let seenChunks = this.outputChunks;
-      const caughtUp = (): boolean => {
-        const output = this.outputChunks !== seenChunks;
-        seenChunks = this.outputChunks;
-        return output || this.handle.inspectForeground().stdinWait === true;
-      };
-      void writePaced(
-        (chunk) => this.handle.write(chunk),
-        payload,
-        caughtUp,
-        () => this.active !== active || this.exited,
-      ).then(() => {
-        active.writing = false;
-      });
-      this.pollDelay = POLL_MIN_MS;
-      this.schedulePoll();
-    });
+    return this.atShell(facts) ? null : facts.command;
   }
 
-  cancel(): boolean {
-    if (!this.active) return false;
-    this.active.cancelled = true;
-    this.handle.signalForeground('SIGINT');
-    this.pollDelay = POLL_MIN_MS;
-    this.schedulePoll();
-    return true;
+  screen(): ScreenView {
+    return this.view.snapshot();
   }
 
   scrollback(page: { offset?: number; limit: number }): ScrollbackPage {
-    return this.scroll.page(page.offset, page.limit);
+    return this.view.page(page.offset, page.limit);
+  }
+
+  /** Whether the terminal's foreground is the shell (its own group, as its marker reports it). */
+  private atShell(facts: { foregroundPgid: number | null; shellPgid: number }): boolean {
+    const fg = facts.foregroundPgid;
+    return fg === null || fg === facts.shellPgid || fg === this.prompts.latest?.shellPid;
+  }
+
+  send(input: SendInput): Promise<SendResult> {
+    if (this.exited || this.closing) return Promise.resolve(this.result('session_exited', '', false));
+    const facts = this.handle.inspectForeground();
+    const toShell = !this.owed && !this.view.alternate && this.atShell(facts);
+    const { payload } = sendPayload(input, { toShell, applicationCursor: this.view.applicationCursor });
+    // Whether pasted or typed (keys, Up + Enter), input at the prompt runs once the shell accepts the line.
+    return this.begin(payload, toShell, input.timeoutMs, false);
+  }
+
+  async cancel(timeoutMs: number): Promise<SendResult | null> {
+    if (this.exited || this.closing) return this.result('session_exited', '', true);
+    const a = this.active;
+    if (a) {
+      a.cancelled = true;
+      a.abandoned = true; // the pieces of input not yet written are dropped too
+      this.handle.write(INTERRUPT);
+      this.pollDelay = POLL_MIN_MS;
+      this.schedulePoll();
+      return a.result;
+    }
+    const facts = this.handle.inspectForeground();
+    if (!this.owed && !this.view.alternate && this.atShell(facts)) return null; // idle at the prompt
+    return this.begin(INTERRUPT, false, timeoutMs, true);
   }
 
   close(): Promise<void> {
@@ -179,31 +151,62 @@ export class BashSession implements TerminalSession {
       try {
         await this.handle.terminate();
       } finally {
-        this.onExit(this.exitCode);
+        this.onExit(this.shellExit);
+        this.view.dispose();
       }
     })();
     return this.closing;
   }
 
-  private onOsc(payload: string, offset: number): void {
-    const m = parseMarker(payload, this.nonce);
-    if (!m || (this.marker && m.seq <= this.marker.seq)) return; // a forgery, or an old prompt
-    this.marker = { ...m, offset };
-    this.markerSeenAt = performance.now();
-    for (const waiter of [...this.markerWaiters]) waiter();
-  }
-
-  private onCsi(body: string, offset: number): void {
-    const a = this.active;
-    if (body === '?2004l' && a?.toShell && a.acceptedAt === null) a.acceptedAt = offset;
+  private begin(payload: string, toShell: boolean, timeoutMs: number, cancelled: boolean): Promise<SendResult> {
+    const start = this.view.mark();
+    const earlier = earlierText(this.view, this.lastEnd, start);
+    let resolve!: (r: SendResult) => void;
+    const result = new Promise<SendResult>((r) => {
+      resolve = r;
+    });
+    const active: ActiveSend = {
+      startSeq: this.prompts.latest?.seq ?? 0,
+      start,
+      startedAt: Date.now(),
+      toShell,
+      acceptedAt: null,
+      owed: this.owed,
+      waitSeenAt: null,
+      writing: true,
+      cancelled,
+      abandoned: false,
+      earlier,
+      timer: setTimeout(() => this.settle('timeout'), timeoutMs),
+      result,
+      resolve,
+    };
+    this.active = active;
+    let seenChunks = this.outputChunks;
+    const caughtUp = (): boolean => {
+      const output = this.outputChunks !== seenChunks;
+      seenChunks = this.outputChunks;
+      return output || this.handle.inspectForeground().stdinWait === true;
+    };
+    void writePaced(
+      (chunk) => this.handle.write(chunk),
+      payload,
+      caughtUp,
+      () => this.active !== active || this.exited || active.abandoned,
+    ).then(() => {
+      active.writing = false;
+    });
+    this.pollDelay = POLL_MIN_MS;
+    this.schedulePoll();
+    return result;
   }
 
   private onExit(exitCode: number | null): void {
     if (this.exited) return;
     this.exited = true;
     this.release();
-    this.exitCode = exitCode;
-    for (const waiter of [...this.markerWaiters]) waiter();
+    this.shellExit = exitCode;
+    this.prompts.wake();
     this.settle('session_exited');
   }
 
@@ -219,43 +222,30 @@ export class BashSession implements TerminalSession {
     }, this.pollDelay);
   }
 
-  /** This send's prompt: newer than the send, and after the shell accepted the input when it went to the prompt. */
-  private freshMarker(a: Active): (PromptMarker & { offset: number }) | null {
-    const m = this.marker;
-    if (m === null || m.seq <= a.startSeq) return null;
-    if (a.toShell && (a.acceptedAt === null || m.offset < a.acceptedAt)) return null;
-    return m;
-  }
-
   /** Decides whether the active send is done. `observe` also reads the foreground facts (polling). */
   private check(observe: boolean): void {
     const a = this.active;
-    if (!a) return;
-    const fresh = this.freshMarker(a) !== null;
+    if (!a || this.view.busy) return; // output not parsed yet may hold this send's prompt
+    const fresh = this.prompts.ownPrompt(a) !== null;
     if (!fresh && !observe) return;
     const facts = this.handle.inspectForeground();
     // Facts from before this send (a world across a channel answers from its last look) prove
     // nothing about it: wait for a fresh observation, which the call above asked for.
     if (facts.observedAt !== undefined && facts.observedAt < a.startedAt) return;
-    const atShell = this.atShell(facts);
-    const quiet = Date.now() - Math.max(this.lastOutputAt, a.startedAt);
-    if (fresh && atShell) {
-      // After a send that left the shell busy, typed-ahead input may still run: the prompt must stay quiet.
-      if (!a.owed || (quiet >= this.config.stdinSettleMs && facts.stdinWait !== false)) this.settle('stdin_read');
-      return;
-    }
-    if (!observe || a.writing) return;
-    if (facts.stdinWait === true) {
-      // The block must hold, with no output, for a settle window measured from when it was seen:
-      // what the program wrote just before blocking (its prompt) may still be on its way to us.
-      const now = Date.now();
-      a.waitSeenAt ??= now;
-      const settleMs = atShell ? this.config.shellReadSettleMs : this.config.stdinSettleMs;
-      if (quiet >= settleMs && now - a.waitSeenAt >= settleMs) this.settle('stdin_read');
-      return;
-    }
-    a.waitSeenAt = null;
-    if (facts.stdinWait === null && quiet >= this.config.idleSilenceMs) this.settle('inferred_idle');
+    const now = Date.now();
+    const reason = decide(
+      a,
+      {
+        fresh,
+        observe,
+        atShell: this.atShell(facts),
+        stdinWait: facts.stdinWait,
+        quietMs: now - Math.max(this.lastOutputAt, a.startedAt),
+        now,
+      },
+      this.config,
+    );
+    if (reason) this.settle(reason);
   }
 
   private settle(reason: WaitReason): void {
@@ -265,19 +255,33 @@ export class BashSession implements TerminalSession {
     clearTimeout(a.timer);
     if (this.poll) clearTimeout(this.poll);
     this.poll = undefined;
-    const m = reason === 'stdin_read' ? this.freshMarker(a) : null;
+    const m = reason === 'stdin_read' ? this.prompts.ownPrompt(a) : null;
     this.owed = m === null && reason !== 'session_exited';
-    const from = a.acceptedAt ?? a.startOffset;
-    const end = m ? m.offset : this.scroll.end;
-    let { text, lost } = this.scroll.slice(from, Math.max(from, end));
-    if (a.acceptedAt !== null && text.startsWith('\n')) text = text.slice(1); // the line end after the accepted input
-    const output =
-      lost > 0 ? `[${lost} earlier characters of this output are no longer in the scrollback]\n${text}` : text;
-    const exitCode = m ? m.exitCode : reason === 'session_exited' ? this.exitCode : null;
-    a.resolve(this.result(reason, output, a.cancelled, exitCode));
+    const from = a.acceptedAt ?? a.start;
+    const end: Mark = m ? m.at : this.view.mark();
+    if (typeof this.lastEnd !== 'number') this.view.forget(this.lastEnd);
+    this.lastEnd = end;
+    this.view.forget(a.start);
+    if (a.acceptedAt && a.acceptedAt !== from) this.view.forget(a.acceptedAt);
+    const exitCode = m ? m.exitCode : reason === 'session_exited' ? this.shellExit : null;
+    if (this.view.alternate && reason !== 'session_exited') {
+      const shot = this.view.snapshot();
+      a.resolve(this.result(reason, shot.text, a.cancelled, exitCode, { screen: true, ...a.earlier }));
+      return;
+    }
+    const { text, lost } = sendText(this.view, from, end, a.acceptedAt !== null);
+    this.view.forget(from);
+    a.resolve(this.result(reason, text, a.cancelled, exitCode, { omitted: lost, ...a.earlier }));
   }
 
-  private result(reason: WaitReason, output: string, cancelled: boolean, exitCode: number | null = null): SendResult {
-    return { reason, output, state: this.state(), commandExitCode: exitCode, cancelled };
+  private result(
+    reason: WaitReason,
+    output: string,
+    cancelled: boolean,
+    exitCode: number | null = reason === 'session_exited' ? this.shellExit : null,
+    extra: Partial<Pick<SendResult, 'screen' | 'omitted' | 'earlier' | 'earlierOmitted'>> = {},
+  ): SendResult {
+    const base = { screen: false, omitted: 0, earlier: '', earlierOmitted: 0 };
+    return { reason, output, ...base, ...extra, state: this.state(), commandExitCode: exitCode, cancelled };
   }
 }

@@ -12,6 +12,10 @@ describe('persistent bash sessions (real PTYs)', () => {
     expect(await sh.send('echo hello')).toEqual({
       reason: 'stdin_read',
       output: 'hello\n',
+      screen: false,
+      omitted: 0,
+      earlier: '',
+      earlierOmitted: 0,
       state: 'running',
       commandExitCode: 0,
       cancelled: false,
@@ -35,20 +39,17 @@ describe('persistent bash sessions (real PTYs)', () => {
     expect((await first).output).toBe('done\n');
   });
 
-  it('cancel of sleep 100 brings the prompt back and the shell survives; false after settle', async () => {
+  it('cancel of sleep 100 brings the prompt back and the shell survives; null once idle at the prompt', async () => {
     const r = await termRig();
     const sh = await r.shell();
     const running = sh.send('sleep 100', 60_000);
     await waitFor(() => r.terminals.list(r.me)[0]?.busy && readFileSync('/proc/loadavg') && true);
     await new Promise((res) => setTimeout(res, 100));
-    expect(await r.terminals.cancel(r.me, sh.id)).toBe(true);
-    expect(await running).toMatchObject({
-      reason: 'stdin_read',
-      cancelled: true,
-      commandExitCode: 130,
-      state: 'running',
-    });
-    expect(await r.terminals.cancel(r.me, sh.id)).toBe(false);
+    const cancelled = await r.terminals.cancel(r.me, sh.id);
+    const expected = { reason: 'stdin_read', cancelled: true, commandExitCode: 130, state: 'running' };
+    expect(cancelled).toMatchObject(expected);
+    expect(await running).toMatchObject(expected);
+    expect(await r.terminals.cancel(r.me, sh.id)).toBeNull(); // idle at the prompt: nothing is running
     expect((await sh.send('echo alive')).output).toBe('alive\n');
   });
 

@@ -1,6 +1,8 @@
 /**
  * @dsh/terminal: ctx.terminals — persistent interactive sessions owned by agents.
  */
+
+export { checkKeys, isCharacterKey, KEY_NAMES, MAX_KEYS_PER_SEND } from './keys.js';
 export {
   DEFAULT_COLS,
   DEFAULT_ROWS,
@@ -11,10 +13,12 @@ export {
 } from './limits.js';
 export { TERMINAL_PLUGIN, terminalPlugin } from './plugin.js';
 export type { TerminalSendListener } from './terminal-service.js';
-export { TerminalService } from './terminal-service.js';
+export { DEFAULT_CANCEL_WAIT_MS, TerminalService } from './terminal-service.js';
 export type {
   OpenRequest,
+  ScreenView,
   ScrollbackPage,
+  SendInput,
   SendResult,
   TerminalBackend,
   TerminalId,
@@ -22,4 +26,4 @@ export type {
   TerminalSession,
   WaitReason,
 } from './types.js';
-export { checkOpen, checkPage, checkSend } from './validate.js';
+export { checkOpen, checkPage, checkSend, checkWait } from './validate.js';

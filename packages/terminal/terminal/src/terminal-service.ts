@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { DshError, isOwner, type Owner } from '@dsh/core';
 import { MAX_CLOSED_REMEMBERED, MAX_SESSIONS_PER_OWNER } from './limits.js';
 import type {
+  ScreenView,
   ScrollbackPage,
   SendResult,
   TerminalBackend,
@@ -14,7 +15,10 @@ import type {
   TerminalInfo,
   TerminalSession,
 } from './types.js';
-import { checkOpen, checkPage, checkSend } from './validate.js';
+import { checkOpen, checkPage, checkSend, checkWait } from './validate.js';
+
+/** How long a cancel waits for the terminal to be ready again, unless told otherwise. */
+export const DEFAULT_CANCEL_WAIT_MS = 5_000;
 
 declare module '@dsh/core' {
   interface ServiceMap {
@@ -30,7 +34,7 @@ interface Entry {
   type: string;
   session: TerminalSession;
   createdAt: number;
-  sending: Promise<SendResult> | null;
+  sending: Promise<unknown> | null;
   closing: Promise<void> | null;
 }
 
@@ -120,10 +124,16 @@ export class TerminalService {
   }
 
   /**
-   * Sends input and waits until the session is ready again (or the timeout).
-   * @throws DshError `TERMINAL_NOT_FOUND`, `TERMINAL_BUSY` (a send is in flight), `INVALID_ARGUMENT`.
+   * Types input (then Enter unless `submit: false`, then the named `keys`) and waits until the
+   * session is ready again (or the timeout).
+   * @throws DshError `TERMINAL_NOT_FOUND`, `TERMINAL_BUSY` (a send is in flight), `INVALID_ARGUMENT`
+   *   (a bad field, or an unknown key name — the message lists the valid ones).
    */
-  async send(owner: Owner, id: TerminalId | string, input: { text: string; timeoutMs: number }): Promise<SendResult> {
+  async send(
+    owner: Owner,
+    id: TerminalId | string,
+    input: { text: string; timeoutMs: number; submit?: boolean; keys?: string[] },
+  ): Promise<SendResult> {
     const entry = this.find(owner, id);
     const checked = checkSend(input);
     if (entry.sending) {
@@ -159,10 +169,34 @@ export class TerminalService {
     return () => this.sendListeners.delete(listener);
   }
 
-  /** Interrupts the send in flight (SIGINT to the foreground). False when none is in flight. @throws DshError `TERMINAL_NOT_FOUND`. */
-  async cancel(owner: Owner, id: TerminalId | string): Promise<boolean> {
+  /**
+   * Interrupts whatever runs in the foreground — with or without a send in flight — like Ctrl-C
+   * at a real terminal (typed-ahead input is discarded), and waits for the terminal to be ready
+   * again. Resolves with that result (a send in flight settles with it too), or null when nothing
+   * runs: the shell is idle at its prompt.
+   * @throws DshError `TERMINAL_NOT_FOUND`, `INVALID_ARGUMENT` (a bad wait).
+   */
+  async cancel(
+    owner: Owner,
+    id: TerminalId | string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<SendResult | null> {
     const entry = this.find(owner, id);
-    return entry.sending !== null && entry.session.cancel();
+    const wait = checkWait(options.timeoutMs ?? DEFAULT_CANCEL_WAIT_MS);
+    const cancelling = entry.session.cancel(wait);
+    if (entry.sending) return cancelling; // the send in flight settles with it
+    // The cancel's own wait holds the terminal like a send: another send meanwhile is TERMINAL_BUSY.
+    entry.sending = cancelling;
+    try {
+      return await cancelling;
+    } finally {
+      if (entry.sending === cancelling) entry.sending = null;
+    }
+  }
+
+  /** What the terminal's screen shows now. @throws DshError `TERMINAL_NOT_FOUND`. */
+  screen(owner: Owner, id: TerminalId | string): ScreenView {
+    return this.find(owner, id).session.screen();
   }
 
   /** A page of the session's scrollback (independent of sends' deltas). @throws DshError `TERMINAL_NOT_FOUND`, `INVALID_ARGUMENT`. */
@@ -195,6 +229,8 @@ export class TerminalService {
         state: e.session.state(),
         createdAt: e.createdAt,
         busy: e.sending !== null,
+        foreground: e.session.foreground(),
+        exitCode: e.session.exitCode(),
       }));
   }
 
@@ -224,10 +260,12 @@ export class TerminalService {
     if (this.disposing) throw new DshError('DISPOSED', 'the terminal service has been disposed.');
     const mine = [...this.entries.values()].filter((e) => e.owner === owner && !e.closing);
     const opening = [...(this.pending.get(owner) ?? [])].filter((p) => !p.cancelled);
-    if (mine.length + opening.length >= MAX_SESSIONS_PER_OWNER) {
+    // An exited session holds no process: it keeps its exit code until closed, but not a slot.
+    const running = mine.filter((e) => e.session.state() === 'running');
+    if (running.length + opening.length >= MAX_SESSIONS_PER_OWNER) {
       throw new DshError(
         'TERMINAL_LIMIT',
-        `You have ${mine.length + opening.length} open terminals (the limit); close one first.`,
+        `You have ${running.length + opening.length} running terminals (the limit); close one first.`,
       );
     }
     if (name !== null && (mine.some((e) => e.name === name) || opening.some((p) => p.name === name))) {

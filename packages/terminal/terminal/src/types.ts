@@ -11,20 +11,45 @@ export type TerminalId = string & { readonly __brand: 'TerminalId' };
 /** Why a send gave control back. Independent of the session's own state. */
 export type WaitReason = 'stdin_read' | 'inferred_idle' | 'timeout' | 'session_exited';
 
-/** The outcome of one send. */
+/** What one send types. */
+export interface SendInput {
+  /** Text to type. */
+  text: string;
+  /** Longest wait for the session to be ready again, in ms. */
+  timeoutMs: number;
+  /** Press Enter after `text`. @default true */
+  submit: boolean;
+  /** Named keys pressed after the text (see `KEY_NAMES`), encoded for the terminal's mode. @default [] */
+  keys: string[];
+}
+
+/** The outcome of one send (or of a cancel). */
 export interface SendResult {
   reason: WaitReason;
-  /** New output since this send began (sanitized, without the echo of the input). */
+  /**
+   * What a person would have seen since this send began: the text (CR overwrites applied,
+   * redraws collapsed, without the echo of a shell command), or — while a full-screen program
+   * shows — the screen (`screen: true`). When more than is kept was written, the start is
+   * dropped and `omitted` counts it.
+   */
   output: string;
+  /** `output` is a snapshot of the screen (a full-screen program runs). */
+  screen: boolean;
+  /** Characters of this send's output no longer kept (exact). */
+  omitted: number;
+  /** Output printed while no send was waiting (job notices, a background job's prints), since the last send. */
+  earlier: string;
+  /** Characters printed while no send waited that the transcript no longer holds (exact). */
+  earlierOmitted: number;
   /** The session itself: still running, or its top process exited. */
   state: 'running' | 'exited';
-  /** Exit code of the command, when the shell reported one (from its prompt marker). */
+  /** Exit code of this send's command, from the prompt marker that followed its own input. */
   commandExitCode: number | null;
-  /** True when `cancel` interrupted this send. */
+  /** True when a cancel interrupted it. */
   cancelled: boolean;
 }
 
-/** One page of a session's scrollback. Offsets count characters of sanitized output since the session began. */
+/** One page of a session's scrollback. Offsets count characters of the rendered text (what the screen showed, row by row) since the session began. */
 export interface ScrollbackPage {
   text: string;
   /** Where `text` starts (greater than the requested offset when that had been dropped). */
@@ -45,6 +70,19 @@ export interface TerminalInfo {
   createdAt: number;
   /** True while a send is in flight. */
   busy: boolean;
+  /** What runs in the foreground (a program's command line), null at the shell's prompt or when unknown. */
+  foreground: string | null;
+  /** The shell's exit code once the session exited. */
+  exitCode: number | null;
+}
+
+/** What the screen shows. */
+export interface ScreenView {
+  text: string;
+  rows: number;
+  cols: number;
+  /** A full-screen program (the alternate screen) is showing. */
+  alternate: boolean;
 }
 
 /** What a backend needs to open a session. */
@@ -59,14 +97,24 @@ export interface OpenRequest {
 
 /** A live session, as a backend implements it. The service adds ids, owners and exclusivity. */
 export interface TerminalSession {
-  /** Output shown when the session opened (sanitized, bounded). */
+  /** Output shown when the session opened (as rendered by the emulator, bounded). */
   readonly opening: string;
   state(): 'running' | 'exited';
   /** Sends input and waits for readiness; called with at most one send in flight. Never rejects for the command's behaviour. */
-  send(input: { text: string; timeoutMs: number }): Promise<SendResult>;
-  /** Marks the in-flight input cancelled and interrupts the foreground (SIGINT). False when no send is in flight. */
-  cancel(): boolean;
+  send(input: SendInput): Promise<SendResult>;
+  /**
+   * Interrupts the foreground program (Ctrl-C through the line discipline: typed-ahead input is
+   * discarded) and waits for readiness like a send; a send in flight settles as cancelled with
+   * that result. Null when nothing runs (the shell is idle at its prompt).
+   */
+  cancel(timeoutMs: number): Promise<SendResult | null>;
   scrollback(page: { offset?: number; limit: number }): ScrollbackPage;
+  /** The screen now. */
+  screen(): ScreenView;
+  /** What runs in the foreground, null at the prompt or when unknown. */
+  foreground(): string | null;
+  /** The shell's exit code once the session exited, else null. */
+  exitCode(): number | null;
   /** Ends every process of the session and releases it; resolves when that is done. Idempotent. */
   close(): Promise<void>;
 }

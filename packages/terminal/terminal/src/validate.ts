@@ -3,7 +3,9 @@
  */
 import { isAbsolute } from 'node:path';
 import { DshError } from '@dsh/core';
+import { checkKeys } from './keys.js';
 import { DEFAULT_COLS, DEFAULT_ROWS, MAX_SCROLLBACK_PAGE, MAX_SEND_TIMEOUT_MS } from './limits.js';
+import type { SendInput } from './types.js';
 
 /** Owner-local names: short, printable, no spaces. */
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -49,10 +51,14 @@ export function checkOpen(options: unknown): {
 }
 
 /** Checked send input. */
-export function checkSend(input: unknown): { text: string; timeoutMs: number } {
-  if (typeof input !== 'object' || input === null) invalid('input', 'must be { text, timeoutMs }');
-  const { text, timeoutMs } = input as Record<string, unknown>;
+export function checkSend(input: unknown): SendInput {
+  if (typeof input !== 'object' || input === null) invalid('input', 'must be { text, timeoutMs, submit?, keys? }');
+  const { text, timeoutMs, submit, keys } = input as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!['text', 'timeoutMs', 'submit', 'keys'].includes(key)) invalid(key, 'is not a known field');
+  }
   if (typeof text !== 'string') invalid('text', 'must be a string');
+  if (submit !== undefined && typeof submit !== 'boolean') invalid('submit', 'must be a boolean');
   if (
     typeof timeoutMs !== 'number' ||
     !Number.isFinite(timeoutMs) ||
@@ -61,7 +67,20 @@ export function checkSend(input: unknown): { text: string; timeoutMs: number } {
   ) {
     invalid('timeoutMs', `must be a number of milliseconds in (0, ${MAX_SEND_TIMEOUT_MS}]`);
   }
-  return { text, timeoutMs: Math.ceil(timeoutMs) };
+  return { text, timeoutMs: Math.ceil(timeoutMs), submit: submit ?? true, keys: checkKeys(keys) };
+}
+
+/** Checked wait of a cancel. */
+export function checkWait(timeoutMs: unknown): number {
+  if (
+    typeof timeoutMs !== 'number' ||
+    !Number.isFinite(timeoutMs) ||
+    timeoutMs <= 0 ||
+    timeoutMs > MAX_SEND_TIMEOUT_MS
+  ) {
+    invalid('timeoutMs', `must be a number of milliseconds in (0, ${MAX_SEND_TIMEOUT_MS}]`);
+  }
+  return Math.ceil(timeoutMs);
 }
 
 /** Checked scrollback page request. */

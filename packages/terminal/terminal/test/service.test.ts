@@ -13,6 +13,21 @@ import { codeOf } from '../../../../test/support.js';
  * A scripted session: the service's own rules (ids, owners, exclusivity, lifecycle) are tested
  * here; real PTYs are tested in terminal-bash.
  */
+function result(r: Partial<SendResult>): SendResult {
+  return {
+    reason: 'stdin_read',
+    output: '',
+    screen: false,
+    omitted: 0,
+    earlier: '',
+    earlierOmitted: 0,
+    state: 'running',
+    commandExitCode: 0,
+    cancelled: false,
+    ...r,
+  };
+}
+
 function fakeSession(): TerminalSession & { closes: number; finish(r: Partial<SendResult>): void } {
   let pending: ((r: SendResult) => void) | null = null;
   let exited = false;
@@ -24,11 +39,15 @@ function fakeSession(): TerminalSession & { closes: number; finish(r: Partial<Se
       new Promise<SendResult>((resolve) => {
         pending = resolve;
       }),
-    cancel: () => {
-      if (!pending) return false;
+    cancel: async () => {
+      if (!pending) return null;
+      const settled = result({ cancelled: true });
       s.finish({ cancelled: true });
-      return true;
+      return settled;
     },
+    foreground: () => null,
+    exitCode: () => null,
+    screen: () => ({ text: '', rows: 24, cols: 80, alternate: false }),
     scrollback: () => ({ text: 'x', offset: 0, nextOffset: 1, startOffset: 0 }),
     close: async () => {
       s.closes += 1;
@@ -38,7 +57,7 @@ function fakeSession(): TerminalSession & { closes: number; finish(r: Partial<Se
     finish(r: Partial<SendResult>) {
       const p = pending;
       pending = null;
-      p?.({ reason: 'stdin_read', output: '', state: 'running', commandExitCode: 0, cancelled: false, ...r });
+      p?.(result(r));
     },
   };
   return s;
@@ -94,20 +113,22 @@ describe('TerminalService', () => {
     await svc.dispose();
   });
 
-  it('one send at a time; cancel is false with none in flight; a foreign owner gets the unknown-id error', async () => {
+  it('one send at a time; cancel is null when nothing runs, else the settled result; a foreign owner gets the unknown-id error', async () => {
     const svc = new TerminalService();
     const session = fakeSession();
     svc.registerBackend(backend(async () => session));
     const me = createOwner('me');
     const other = createOwner('me');
     const { id } = await svc.open(me, { type: 'fake' });
-    expect(await svc.cancel(me, id)).toBe(false);
+    expect(await svc.cancel(me, id)).toBeNull();
     const first = svc.send(me, id, { text: 'a', timeoutMs: 1000 });
     expect(await codeOf(svc.send(me, id, { text: 'b', timeoutMs: 1000 }))).toBe('TERMINAL_BUSY');
     expect(svc.list(me)[0]?.busy).toBe(true);
-    expect(await svc.cancel(me, id)).toBe(true);
+    expect(await svc.cancel(me, id)).toMatchObject({ cancelled: true });
     expect(await first).toMatchObject({ cancelled: true });
-    expect(await svc.cancel(me, id)).toBe(false);
+    expect(await svc.cancel(me, id)).toBeNull();
+    expect(await codeOf(svc.cancel(me, id, { timeoutMs: -1 }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(svc.send(me, id, { text: 'a', timeoutMs: 1000, keys: ['Nope'] }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(svc.send(other, id, { text: 'x', timeoutMs: 1000 }))).toBe('TERMINAL_NOT_FOUND');
     expect(await codeOf(svc.send(me, id, { text: 'x', timeoutMs: 0 }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(() => svc.scrollback(me, id, { limit: 0 }))).toBe('INVALID_ARGUMENT');

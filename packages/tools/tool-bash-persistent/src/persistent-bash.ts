@@ -30,6 +30,9 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
 /** How long an interrupt may take to bring the prompt back before the shell is replaced. */
 export const INTERRUPT_WAIT_MS = 5_000;
+/** Marks output printed while no command ran (a background job's, a job notice) ahead of this command's. */
+const EARLIER_HEADING = '[printed since your last command:]';
+const THIS_HEADING = '[this command:]';
 /** Longest body a model sees (the rest is saved to a file named in a note). */
 const BODY_MAX_CHARS = 28_000;
 
@@ -85,9 +88,14 @@ async function findOrOpen(
   return (await terminals.open(owner, { type: 'shell', name: PERSISTENT_SESSION_NAME, cwd: workspace })).id;
 }
 
-/** Interrupts whatever holds the shell; true when the prompt came back. */
-async function interrupt(terminals: TerminalService, owner: Owner, id: string): Promise<SendResult | null> {
-  const r = await terminals.send(owner, id, { text: '\x03', timeoutMs: INTERRUPT_WAIT_MS });
+/**
+ * Interrupts whatever holds the shell (Ctrl-C through the line discipline, typed-ahead input
+ * dropped) and waits for the prompt. The result when the prompt came back, `idle` when nothing
+ * ran any more, null when the shell did not come back.
+ */
+async function interrupt(terminals: TerminalService, owner: Owner, id: string): Promise<SendResult | 'idle' | null> {
+  const r = await terminals.cancel(owner, id, { timeoutMs: INTERRUPT_WAIT_MS });
+  if (r === null) return 'idle';
   return r.reason === 'stdin_read' && r.commandExitCode !== null ? r : null;
 }
 
@@ -128,7 +136,13 @@ export function createPersistentBashTool(options: PersistentBashOptions): ToolDe
         } finally {
           signal?.removeEventListener('abort', onAbort);
         }
-        let output = r.output;
+        let output = r.earlier === '' ? r.output : `${EARLIER_HEADING}\n${r.earlier}\n${THIS_HEADING}\n${r.output}`;
+        if (r.earlierOmitted > 0) {
+          notes.push(
+            `${r.earlierOmitted} characters printed between your commands were no longer kept by the terminal`,
+          );
+        }
+        let omitted = r.omitted;
         let exitCode = r.commandExitCode;
         const stuck =
           r.reason === 'timeout' || r.reason === 'inferred_idle' || (r.reason === 'stdin_read' && exitCode === null);
@@ -139,8 +153,11 @@ export function createPersistentBashTool(options: PersistentBashOptions): ToolDe
               : `the command was interrupted at its deadline; raise timeout_ms (at most ${MAX_TIMEOUT_MS}) if it needs longer`,
           );
           const back = await interrupt(terminals, owner, id);
-          if (back) {
+          if (back === 'idle') {
+            exitCode = null; // it ended on its own as the interrupt came: its status is not known
+          } else if (back) {
             output += back.output;
+            omitted += back.omitted;
             exitCode = back.commandExitCode;
           } else {
             await terminals.close(owner, id);
@@ -161,12 +178,11 @@ export function createPersistentBashTool(options: PersistentBashOptions): ToolDe
             'terminal',
             output,
           );
-          notes.push(
-            path
-              ? `only the end of the output is shown; all of it is in ${path}`
-              : 'only the end of the output is shown',
-          );
+          const kept = omitted > 0 ? `its last ${output.length} characters are in ${path}` : `all of it is in ${path}`;
+          notes.push(path ? `only the end of the output is shown; ${kept}` : 'only the end of the output is shown');
         }
+        if (omitted > 0)
+          notes.push(`the first ${omitted} characters of the output were no longer kept by the terminal`);
         const text = renderShellResult(
           {
             exitCode,

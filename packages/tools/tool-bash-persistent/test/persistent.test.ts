@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Composition, createOwner, type Owner, type ToolResult } from '@dsh/core';
 import { parseShellResult } from '@dsh/shell';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
@@ -5,7 +6,7 @@ import { terminalPlugin } from '@dsh/terminal';
 import { terminalBashPlugin } from '@dsh/terminal-bash';
 import { toolBashPersistentPlugin } from '@dsh/tool-bash-persistent';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, tempDir } from '../../../../test/support.js';
+import { isAlive, tempDir, waitFor } from '../../../../test/support.js';
 
 const open: Composition[] = [];
 afterEach(async () => {
@@ -18,7 +19,7 @@ async function rig() {
     subprocessLocalPlugin(),
     terminalPlugin(),
     terminalBashPlugin({ cwd: workspace }),
-    toolBashPersistentPlugin({ workspace }),
+    toolBashPersistentPlugin({ workspace, savedDir: tempDir('dsh-pbash-saved-') }),
   ]);
   open.push(c);
   const agent = createOwner('agent');
@@ -73,6 +74,36 @@ describe('persistent bash tool', () => {
     const next = parseShellResult((await r.bash({ command: 'echo $$' })).text);
     expect(next.stdout).not.toBe(first.stdout);
     expect(isAlive(Number(first.stdout))).toBe(false);
+  });
+
+  it('a saved copy is called complete only when it is; the counts of what the terminal dropped are exact', async () => {
+    const r = await rig();
+    let total = 0;
+    for (let i = 1; i <= 200_000; i++) total += String(i).length + 1;
+    const big = parseShellResult((await r.bash({ command: 'seq 1 200000', timeout_ms: 60_000 })).text);
+    expect(big.exitCode).toBe(0);
+    const notes = big.notes.join('\n');
+    expect(notes).not.toMatch(/all of it is in/);
+    const saved = /its last (\d+) characters are in (\S+)/.exec(notes);
+    const dropped = /the first (\d+) characters of the output were no longer kept/.exec(notes);
+    expect(saved && dropped).toBeTruthy();
+    const file = readFileSync(saved?.[2] as string, 'utf8');
+    expect(file.length).toBe(Number(saved?.[1]));
+    expect(file.length + Number(dropped?.[1])).toBe(total);
+    expect(file.startsWith('\n') || /^\d+\n/.test(file)).toBe(true);
+    expect(file.endsWith('\n200000\n')).toBe(true);
+    const small = parseShellResult((await r.bash({ command: 'seq 1 30000' })).text);
+    expect(small.notes.join('\n')).toMatch(/all of it is in/);
+  });
+
+  it('what a background job printed between calls comes at the start of the next result, marked', async () => {
+    const r = await rig();
+    const started = parseShellResult((await r.bash({ command: '(sleep 0.2; echo bg-$((6 * 7))) &' })).text);
+    const pid = Number(/\[1\] (\d+)/.exec(started.stdout)?.[1]);
+    expect(pid).toBeGreaterThan(1);
+    await waitFor(() => !isAlive(pid), 'the background job to end');
+    const next = parseShellResult((await r.bash({ command: 'echo now' })).text);
+    expect(next.stdout).toMatch(/^\[printed since your last command:\]\nbg-42\n\[this command:\]\nnow\n/);
   });
 
   it('bad arguments are isError results', async () => {

@@ -19,20 +19,29 @@ export const openArgs = z
 export const sendArgs = z
   .object({
     terminal_id: terminalId,
-    input: z.string().describe('What to type. Enter is pressed after it; several lines are typed one after another.'),
+    input: z.string().optional().describe('Text to type (lines typed one after another).'),
+    submit: z.boolean().optional().describe('Press Enter after input (default true).'),
+    keys: z
+      .array(z.string())
+      .max(256)
+      .optional()
+      .describe(
+        'Keys pressed after input, instead of Enter: Enter, Escape, Tab, Backspace, Up, Down, Left, Right, Home, End, PageUp, PageDown, C-a…C-z, F1…F12, or one character (q).',
+      ),
     timeout_ms: z
       .number()
       .int()
       .positive()
       .max(600_000)
       .optional()
-      .describe('Longest wait for the terminal to be ready again (default 30000). The session keeps running after it.'),
+      .describe('Longest wait for it to be ready again (default 30000); it keeps running after.'),
   })
   .strict();
 
 export const readArgs = z
   .object({
     terminal_id: terminalId,
+    screen: z.boolean().optional().describe('Return what the screen shows now instead.'),
     offset: z
       .number()
       .int()
@@ -51,26 +60,53 @@ export const readArgs = z
 
 export const idArgs = z.object({ terminal_id: terminalId }).strict();
 
+export const listArgs = z.object({}).strict();
+
 const idFact = { terminal_id: z.string().optional(), error: z.object({ code: z.string() }).optional() };
 
 /** `data` of terminal_open. */
 export const openOutput = z.object({ ...idFact, name: z.string().nullable().optional() });
-/** `data` of terminal_send. */
+/** `data` of terminal_send (and of terminal_cancel when something ran). */
 export const sendOutput = z.object({
   ...idFact,
   reason: z.enum(['stdin_read', 'inferred_idle', 'timeout', 'session_exited']).optional(),
   state: z.enum(['running', 'exited']).optional(),
   exit_code: z.number().int().nullable().optional(),
   cancelled: z.boolean().optional(),
+  screen: z.boolean().optional(),
+  omitted: z.number().int().optional(),
 });
 /** `data` of terminal_read. */
 export const readOutput = z.object({
   ...idFact,
+  screen: z.boolean().optional(),
+  alternate: z.boolean().optional(),
   offset: z.number().int().optional(),
   next_offset: z.number().int().optional(),
   start_offset: z.number().int().optional(),
 });
 /** `data` of terminal_cancel. */
-export const cancelOutput = z.object({ ...idFact, cancelled: z.boolean().optional() });
+export const cancelOutput = z.object({
+  ...idFact,
+  cancelled: z.boolean().optional(),
+  reason: z.enum(['stdin_read', 'inferred_idle', 'timeout', 'session_exited']).optional(),
+  exit_code: z.number().int().nullable().optional(),
+  state: z.enum(['running', 'exited']).optional(),
+});
+
+/** `data` of terminal_list. */
+export const listOutput = z.object({
+  terminals: z
+    .array(
+      z.object({
+        terminal_id: z.string(),
+        name: z.string().nullable(),
+        state: z.enum(['running', 'exited']),
+        foreground: z.string().nullable(),
+        exit_code: z.number().int().nullable(),
+      }),
+    )
+    .optional(),
+});
 /** `data` of terminal_close. */
 export const closeOutput = z.object({ ...idFact, closed: z.boolean().optional() });

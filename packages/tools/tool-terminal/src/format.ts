@@ -1,32 +1,65 @@
 /**
- * How send results read to a model: the new output, then one status line that says why control
- * came back and what to do next.
+ * How terminal results read to a model: what was printed since the last send (marked), the new
+ * output or the screen, then one status line that says why control came back and what to do
+ * next. Every count of what is not shown is exact, and notices are never cut off.
  */
-import type { SendResult } from '@dsh/terminal';
+import type { ScreenView, SendResult } from '@dsh/terminal';
 
 /** Longest output of one send shown to a model; the rest stays readable with terminal_read. */
 export const SEND_OUTPUT_MAX_CHARS = 28_000;
+/** Longest between-send output shown at the start of a result (its end is kept). */
+export const EARLIER_MAX_CHARS = 4_000;
 
 /** The status line of a send. */
 export function statusLine(id: string, r: SendResult, timeoutMs: number): string {
   const interrupted = r.cancelled ? 'interrupted; ' : '';
   switch (r.reason) {
     case 'stdin_read':
-      return r.commandExitCode !== null
-        ? `[${interrupted}ready at the prompt; exit code: ${r.commandExitCode}]`
+      if (r.commandExitCode !== null) return `[${interrupted}ready at the prompt; exit code: ${r.commandExitCode}]`;
+      return r.screen
+        ? `[${interrupted}waiting for input: a full-screen program shows the screen above; type with terminal_send (keys for Escape, arrows, C-x), or terminal_cancel it]`
         : `[${interrupted}waiting for input: a program is reading from the terminal; answer with terminal_send, or terminal_cancel it]`;
     case 'inferred_idle':
       return `[${interrupted}quiet: no output for a while and its state cannot be seen; it may still be working — terminal_read later or terminal_send more]`;
     case 'timeout':
-      return `[still running after ${timeoutMs} ms; terminal_read it later, terminal_send with a longer timeout_ms, or terminal_cancel it]`;
+      return `[${interrupted}still running after ${timeoutMs} ms; terminal_read it later, or terminal_cancel it]`;
     case 'session_exited':
       return `[the shell exited${r.commandExitCode === null ? '' : ` with code ${r.commandExitCode}`}; terminal_close ${id} and terminal_open a new one]`;
   }
 }
 
-/** The output of a send, its tail kept within the cap. */
-export function capOutput(output: string): string {
-  if (output.length <= SEND_OUTPUT_MAX_CHARS) return output;
-  const omitted = output.length - SEND_OUTPUT_MAX_CHARS;
-  return `[${omitted} earlier characters not shown; terminal_read them by offset]\n${output.slice(omitted)}`;
+/** `text`'s tail within `max` characters, with an exact note of what is not shown (never cut itself). */
+function tail(text: string, max: number, alreadyOmitted: number, what: string): string {
+  const cut = Math.max(0, text.length - max);
+  const omitted = alreadyOmitted + cut;
+  const shown = cut > 0 ? text.slice(cut) : text;
+  return omitted > 0
+    ? `[${omitted} earlier characters of ${what} not shown; terminal_read pages the scrollback]\n${shown}`
+    : shown;
+}
+
+/** The output of a send (or the screen), its tail kept within the cap. */
+export function capOutput(r: Pick<SendResult, 'output' | 'omitted' | 'screen'>): string {
+  if (r.screen) return `[screen]\n${r.output}`;
+  return tail(r.output, SEND_OUTPUT_MAX_CHARS, r.omitted, 'this output');
+}
+
+/** The whole text of a send's result. */
+export function renderSend(id: string, r: SendResult, timeoutMs: number): string {
+  const parts: string[] = [];
+  if (r.earlier !== '' || r.earlierOmitted > 0) {
+    parts.push(
+      `[printed since your last send:]\n${tail(r.earlier, EARLIER_MAX_CHARS, r.earlierOmitted, 'it')}\n[this send:]`,
+    );
+  }
+  const out = capOutput(r);
+  if (out !== '') parts.push(out.replace(/\n$/, ''));
+  parts.push(statusLine(id, r, timeoutMs));
+  return parts.join('\n');
+}
+
+/** A screen as a model reads it. */
+export function renderScreen(view: ScreenView): string {
+  const kind = view.alternate ? 'a full-screen program' : 'the shell';
+  return `[screen ${view.cols}×${view.rows}, ${kind}]\n${view.text}`;
 }

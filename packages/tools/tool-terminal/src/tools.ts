@@ -12,11 +12,13 @@ import {
   type ToolResult,
   toolError,
 } from '@dsh/core';
-import type { TerminalService } from '@dsh/terminal';
+import { DEFAULT_CANCEL_WAIT_MS, type TerminalService } from '@dsh/terminal';
 import {
   cancelOutput,
   closeOutput,
   idArgs,
+  listArgs,
+  listOutput,
   openArgs,
   openOutput,
   readArgs,
@@ -24,7 +26,7 @@ import {
   sendArgs,
   sendOutput,
 } from './args.js';
-import { capOutput, statusLine } from './format.js';
+import { renderScreen, renderSend } from './format.js';
 import { sendWatched } from './send-watched.js';
 
 /** Default wait of terminal_send. */
@@ -62,7 +64,7 @@ function tool(
   });
 }
 
-/** Creates the five terminal tools for a workspace. */
+/** Creates the terminal tools for a workspace. */
 export function createTerminalTools(options: { workspace: string }): ToolDefinition[] {
   return [
     tool(
@@ -83,15 +85,24 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     ),
     tool(
       'terminal_send',
-      'Type input into one of your terminals (then Enter) and wait until it is ready again: at the prompt, waiting for input, quiet, or the timeout. Returns the new output.',
+      'Type into one of your terminals and wait until it is ready again: at the prompt, waiting for input, quiet, or the timeout. Returns what was printed (a full-screen program: its screen).',
       { args: sendArgs, output: sendOutput, annotations: { destructiveHint: true, openWorldHint: true } },
-      async (args: { terminal_id: string; input: string; timeout_ms?: number }, terminals, context) => {
+      async (
+        args: { terminal_id: string; input?: string; submit?: boolean; keys?: string[]; timeout_ms?: number },
+        terminals,
+        context,
+      ) => {
         // A wait longer than the caller's yield limit would outlive its request: the session keeps running.
         const asked = args.timeout_ms ?? DEFAULT_SEND_TIMEOUT_MS;
         const timeoutMs = context.yieldMs !== undefined ? Math.min(asked, context.yieldMs) : asked;
-        const r = await sendWatched(terminals, context, args.terminal_id, { text: args.input, timeoutMs });
+        const r = await sendWatched(terminals, context, args.terminal_id, {
+          text: args.input ?? '',
+          timeoutMs,
+          ...(args.submit === undefined ? {} : { submit: args.submit }),
+          ...(args.keys === undefined ? {} : { keys: args.keys }),
+        });
         return {
-          text: `${capOutput(r.output)}${r.output && !r.output.endsWith('\n') ? '\n' : ''}${statusLine(args.terminal_id, r, timeoutMs)}`,
+          text: renderSend(args.terminal_id, r, timeoutMs),
           isError: false,
           data: {
             terminal_id: args.terminal_id,
@@ -99,15 +110,29 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
             state: r.state,
             exit_code: r.commandExitCode,
             cancelled: r.cancelled,
+            screen: r.screen,
+            omitted: r.omitted,
           },
         };
       },
     ),
     tool(
       'terminal_read',
-      'Read a terminal’s scrollback by character offset (default: the latest output). Does not change what terminal_send returns.',
+      'Read a terminal’s scrollback by character offset (default: the latest), or with screen: true what its screen shows. Does not change what terminal_send returns.',
       { args: readArgs, output: readOutput, annotations: { readOnlyHint: true } },
-      async (args: { terminal_id: string; offset?: number; limit?: number }, terminals, { owner }) => {
+      async (
+        args: { terminal_id: string; offset?: number; limit?: number; screen?: boolean },
+        terminals,
+        { owner },
+      ) => {
+        if (args.screen) {
+          const view = terminals.screen(owner, args.terminal_id);
+          return {
+            text: renderScreen(view),
+            isError: false,
+            data: { terminal_id: args.terminal_id, screen: true, alternate: view.alternate },
+          };
+        }
         const page = terminals.scrollback(owner, args.terminal_id, {
           offset: args.offset,
           limit: args.limit ?? DEFAULT_READ_LIMIT,
@@ -128,16 +153,58 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     ),
     tool(
       'terminal_cancel',
-      'Interrupt what a terminal is running for your pending terminal_send (Ctrl-C to its foreground program).',
+      'Interrupt what runs in one of your terminals (Ctrl-C; typed-ahead input is dropped) and wait until it is ready again.',
       { args: idArgs, output: cancelOutput, annotations: { destructiveHint: true } },
       async (args: { terminal_id: string }, terminals, { owner }) => {
-        const cancelled = await terminals.cancel(owner, args.terminal_id);
+        const r = await terminals.cancel(owner, args.terminal_id);
+        if (r === null) {
+          return {
+            text: `Nothing is running in ${args.terminal_id}: the shell is idle at its prompt.`,
+            isError: false,
+            data: { terminal_id: args.terminal_id, cancelled: false },
+          };
+        }
         return {
-          text: cancelled
-            ? `Interrupted the input in flight on ${args.terminal_id}.`
-            : `Nothing is in flight on ${args.terminal_id}; to interrupt a program still running there, terminal_send it input (e.g. q) or close the terminal.`,
+          text: renderSend(args.terminal_id, r, DEFAULT_CANCEL_WAIT_MS),
           isError: false,
-          data: { terminal_id: args.terminal_id, cancelled },
+          data: {
+            terminal_id: args.terminal_id,
+            cancelled: true,
+            reason: r.reason,
+            exit_code: r.commandExitCode,
+            state: r.state,
+          },
+        };
+      },
+    ),
+    tool(
+      'terminal_list',
+      'List your terminals: id, name, state, and what runs in the foreground.',
+      { args: listArgs, output: listOutput, annotations: { readOnlyHint: true } },
+      async (_args: Record<string, never>, terminals, { owner }) => {
+        const all = terminals.list(owner);
+        const text =
+          all.length === 0
+            ? 'No terminals. terminal_open starts one.'
+            : all
+                .map((t) => {
+                  const what =
+                    t.state === 'exited' ? `exited (code ${t.exitCode ?? '?'})` : (t.foreground ?? 'at the prompt');
+                  return `${t.id}${t.name ? ` (${t.name})` : ''}  ${what}`;
+                })
+                .join('\n');
+        return {
+          text,
+          isError: false,
+          data: {
+            terminals: all.map((t) => ({
+              terminal_id: t.id,
+              name: t.name,
+              state: t.state,
+              foreground: t.foreground,
+              exit_code: t.exitCode,
+            })),
+          },
         };
       },
     ),

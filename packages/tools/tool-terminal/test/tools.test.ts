@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Composition, createOwner, type Owner, type ToolResult } from '@dsh/core';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
 import { terminalPlugin } from '@dsh/terminal';
@@ -33,6 +35,7 @@ describe('terminal tools', () => {
       'terminal_send',
       'terminal_read',
       'terminal_cancel',
+      'terminal_list',
       'terminal_close',
     ]);
     const opened = await r.call('terminal_open', { name: 'main' });
@@ -62,9 +65,13 @@ describe('terminal tools', () => {
     await new Promise((res) => setTimeout(res, 200));
     const busy = await r.call('terminal_send', { terminal_id: id, input: 'ls' });
     expect(busy).toMatchObject({ isError: true, data: { error: { code: 'TERMINAL_BUSY' } } });
-    expect((await r.call('terminal_cancel', { terminal_id: id })).data.cancelled).toBe(true);
+    const cancel = await r.call('terminal_cancel', { terminal_id: id });
+    expect(cancel.data).toMatchObject({ cancelled: true, exit_code: 130 });
+    expect(cancel.text).toContain('[interrupted; ready at the prompt; exit code: 130]');
     expect((await pending).data).toMatchObject({ cancelled: true });
-    expect((await r.call('terminal_cancel', { terminal_id: id })).data.cancelled).toBe(false);
+    const idle = await r.call('terminal_cancel', { terminal_id: id });
+    expect(idle.data.cancelled).toBe(false);
+    expect(idle.text).toContain('Nothing is running');
   });
 
   it('another agent cannot see or use the terminal; bad arguments are isError', async () => {
@@ -79,12 +86,56 @@ describe('terminal tools', () => {
     ] as const) {
       expect((await r.call(tool, args, other)).data.error).toEqual({ code: 'TERMINAL_NOT_FOUND' });
     }
-    expect((await r.call('terminal_send', { terminal_id: id })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+    expect((await r.call('terminal_list', {}, other)).data.terminals).toEqual([]);
+    const badKey = await r.call('terminal_send', { terminal_id: id, keys: ['Escape', 'Hyper-q'] });
+    expect(badKey.data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+    expect(badKey.text).toContain('PageDown'); // the message lists the valid names
+    expect((await r.call('terminal_send', { terminal_id: id, timeout_ms: 0 })).data.error).toEqual({
+      code: 'INVALID_ARGUMENT',
+    });
     expect((await r.call('terminal_read', { terminal_id: id, limit: 0 })).data.error).toEqual({
       code: 'INVALID_ARGUMENT',
     });
     expect((await r.call('terminal_open', { workdir: 'missing' })).data.error).toEqual({ code: 'WORKDIR_NOT_FOUND' });
     expect((await r.call('terminal_open', { name: 'has space' })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('a full-screen program reads as a screen; keys drive it; terminal_list names the foreground', async () => {
+    const r = await rig();
+    const id = (await r.call('terminal_open', {})).data.terminal_id as string;
+    writeFileSync(join(r.workspace, 'f.txt'), 'alpha\nbeta\n');
+    const vim = await r.call('terminal_send', { terminal_id: id, input: 'vim f.txt' });
+    expect(vim.data).toMatchObject({ screen: true, reason: 'stdin_read', exit_code: null });
+    expect(vim.text).toMatch(/^\[screen\]\nalpha\nbeta\n~/);
+    expect(vim.text).toMatch(/\[waiting for input: a full-screen program shows the screen above;.*keys/);
+    const listed = await r.call('terminal_list', {});
+    expect(listed.data.terminals).toEqual([
+      { terminal_id: id, name: null, state: 'running', foreground: expect.stringMatching(/^vim/), exit_code: null },
+    ]);
+    const shot = await r.call('terminal_read', { terminal_id: id, screen: true });
+    expect(shot.text).toMatch(/^\[screen \d+×\d+, a full-screen program\]\nalpha\nbeta\n/);
+    await r.call('terminal_send', { terminal_id: id, input: 'dd', submit: false });
+    await r.call('terminal_send', { terminal_id: id, keys: ['Escape'] });
+    const quit = await r.call('terminal_send', { terminal_id: id, input: ':wq' });
+    expect(quit.data).toMatchObject({ screen: false, exit_code: 0 });
+    expect(readFileSync(join(r.workspace, 'f.txt'), 'utf8')).toBe('beta\n');
+    expect((await r.call('terminal_list', {})).text).toBe(`${id}  at the prompt`);
+  });
+
+  it('counts of what is not shown are exact: seq 1 200000', async () => {
+    const r = await rig();
+    const id = (await r.call('terminal_open', {})).data.terminal_id as string;
+    let total = 0;
+    for (let i = 1; i <= 200_000; i++) total += String(i).length + 1;
+    const sent = await r.call('terminal_send', { terminal_id: id, input: 'seq 1 200000', timeout_ms: 60_000 });
+    const head = /^\[(\d+) earlier characters of this output not shown; terminal_read pages the scrollback\]\n/.exec(
+      sent.text,
+    );
+    expect(head).not.toBeNull();
+    const status = '\n[ready at the prompt; exit code: 0]';
+    expect(sent.text.endsWith(`200000${status}`)).toBe(true);
+    const shown = sent.text.slice(head?.[0].length, -status.length).length + 1; // the final line end
+    expect(Number(head?.[1]) + shown).toBe(total);
   });
 
   it('teardown closes every terminal and leaves no process', async () => {

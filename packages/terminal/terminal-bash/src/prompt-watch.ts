@@ -1,0 +1,62 @@
+/**
+ * The prompt markers of one session: only markers carrying its nonce, each newer than the last,
+ * count; the latest is kept with where it was parsed. Waiters learn of the first one.
+ */
+import { type PromptMarker, parseMarker } from './rcfile.js';
+import type { Mark, Screen } from './screen.js';
+
+export type PlacedMarker = PromptMarker & { at: Mark };
+
+export class PromptWatch {
+  /** The newest genuine marker. */
+  latest: PlacedMarker | null = null;
+  /** `performance.now()` when it was parsed. */
+  seenAt = 0;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    private readonly nonce: string,
+    private readonly view: Screen,
+  ) {}
+
+  /** An OSC 133 payload parsed at `at`; `inUse` is a mark the session still needs (not forgotten). */
+  parsed(payload: string, at: Mark, inUse: Mark | number): void {
+    const m = parseMarker(payload, this.nonce);
+    if (!m || (this.latest && m.seq <= this.latest.seq)) {
+      this.view.forget(at); // a forgery, or an old prompt
+      return;
+    }
+    if (this.latest && this.latest.at !== inUse) this.view.forget(this.latest.at);
+    this.latest = { ...m, at };
+    this.seenAt = performance.now();
+    this.wake();
+  }
+
+  /** The prompt of a send: newer than the send, and after the shell accepted the input when it went to the prompt. */
+  ownPrompt(send: { startSeq: number; toShell: boolean; acceptedAt: Mark | null }): PlacedMarker | null {
+    const m = this.latest;
+    if (m === null || m.seq <= send.startSeq) return null;
+    const accepted = send.acceptedAt;
+    if (send.toShell && (accepted === null || this.view.offset(m.at) < this.view.offset(accepted))) return null;
+    return m;
+  }
+
+  /** The first marker, once parsed; null when `ms` pass first or the session ends (wake). */
+  first(ms: number): Promise<PlacedMarker | null> {
+    if (this.latest) return Promise.resolve(this.latest);
+    return new Promise((resolve) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(finish);
+        resolve(this.latest);
+      };
+      const timer = setTimeout(finish, ms);
+      this.waiters.add(finish);
+    });
+  }
+
+  /** Tells every waiter to look again (a marker came, or the session ended). */
+  wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * The terminal emulator behind a session (`@xterm/headless`): it applies what a real terminal
+ * applies (CR overwrites, cursor moves, erases, the alternate screen), answers the queries a
+ * real terminal answers (cursor position, device attributes — xterm's own — and the colour
+ * queries OSC 10/11/12/4, answered here), and keeps the screen. Rows that scroll off the screen
+ * are final: they move, as text, into a bounded transcript. Positions are character offsets in
+ * the view — transcript, then the rows still on screen — counted since the session began.
+ */
+import type { IMarker } from '@xterm/headless';
+import { answerColourQueries } from './colour-queries.js';
+import { PIECE_ROWS, pieces, rowText } from './rows.js';
+import { Scrollback } from './scrollback.js';
+import type { XtermModule, XtermTerminal } from './xterm-loader.js';
+
+/** Rows the emulator keeps above the screen before the transcript takes them. */
+export const EMULATOR_SCROLLBACK_ROWS = 2_000;
+
+/**
+ * A position in the view: a row and column while the row is on screen (its offset is worked out
+ * when asked, from the same rendering as every other position), a fixed offset once the row is
+ * final (in the transcript).
+ */
+export interface Mark {
+  readonly row: number;
+  readonly col: number;
+  fixed: number | null;
+}
+
+/** What the screen tells its session. */
+export interface ScreenHooks {
+  /** Bytes the terminal answers with (to be written to the PTY). */
+  reply(data: string): void;
+  /** An OSC 133 payload (a prompt marker, maybe), where the cursor is. */
+  marker(payload: string, at: Mark): void;
+  /** The shell accepted a line (bracketed paste switched off), where the cursor is. */
+  accept(at: Mark): void;
+  /** Everything fed so far is parsed. */
+  parsed(): void;
+}
+
+/** A snapshot of the screen. */
+export interface ScreenSnapshot {
+  text: string;
+  rows: number;
+  cols: number;
+  /** A full-screen program (the alternate screen) is showing. */
+  alternate: boolean;
+}
+
+/** One session's emulator and transcript. */
+export class Screen {
+  private readonly term: XtermTerminal;
+  private readonly transcript: Scrollback;
+  /** Absolute row of the normal buffer's row 0 (rows trimmed off its top so far). */
+  private base = 0;
+  /** Absolute rows moved into the transcript. */
+  private pulled = 0;
+  private anchor: IMarker | undefined;
+  private anchorLine = 0;
+  private pending = 0;
+  /** Marks on rows still on screen: fixed as their rows become final. */
+  private readonly open = new Set<Mark>();
+
+  constructor(
+    xterm: XtermModule,
+    cols: number,
+    rows: number,
+    transcriptChars: number,
+    private readonly hooks: ScreenHooks,
+  ) {
+    this.term = new xterm.Terminal({ cols, rows, scrollback: EMULATOR_SCROLLBACK_ROWS, allowProposedApi: true });
+    this.transcript = new Scrollback(transcriptChars);
+    this.term.onData((data) => {
+      if (data !== '') hooks.reply(data); // '' is the nudge feed() gives (see there)
+    });
+    const parser = this.term.parser;
+    parser.registerOscHandler(133, (payload) => {
+      hooks.marker(`133;${payload}`, this.mark());
+      return true;
+    });
+    parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
+      if (params.includes(2004)) hooks.accept(this.mark());
+      return false; // xterm still applies the mode change
+    });
+    answerColourQueries(parser, hooks.reply);
+    this.anchor = this.term.registerMarker(0);
+    this.anchorLine = this.anchor?.line ?? 0;
+  }
+
+  /** Output from the terminal. Hooks fire as it is parsed. */
+  feed(text: string): void {
+    for (const piece of pieces(text)) {
+      this.pending += 1;
+      // xterm parses a write that follows user input at once instead of on a timer. Parsing each
+      // chunk as it is read lets the program write its next one meanwhile (a PTY buffers only a
+      // few KiB); should xterm stop doing so, output is still parsed, only later.
+      this.term.input('', true);
+      this.term.write(piece, () => {
+        this.pending -= 1;
+        this.sync();
+        if (this.pending === 0) this.hooks.parsed();
+      });
+    }
+  }
+
+  /** True while fed output waits to be parsed. */
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  /** A full-screen program holds the alternate screen. */
+  get alternate(): boolean {
+    return this.term.buffer.active.type === 'alternate';
+  }
+
+  /** The terminal asked for application cursor keys (DECCKM). */
+  get applicationCursor(): boolean {
+    return this.term.modes.applicationCursorKeysMode;
+  }
+
+  /** A mark where the cursor is (in the normal screen; a full-screen program leaves it where it was). */
+  mark(): Mark {
+    const b = this.term.buffer.normal;
+    // Mid-parse (a prompt marker), rows may have been trimmed since the last sync: count them too.
+    const mark: Mark = { row: this.liveBase() + b.baseY + b.cursorY, col: b.cursorX, fixed: null };
+    if (mark.row < this.pulled) mark.fixed = this.transcript.end;
+    else this.open.add(mark);
+    return mark;
+  }
+
+  /** Stops tracking a mark no longer needed. */
+  forget(mark: Mark): void {
+    this.open.delete(mark);
+  }
+
+  /** The view offset of a mark; a column past its row's text is the row's end. */
+  offset(mark: Mark): number {
+    if (mark.fixed !== null) return mark.fixed;
+    const live = this.live();
+    const at = live.rows[mark.row - this.pulled];
+    if (!at) return this.transcript.end + live.text.length;
+    return this.transcript.end + at.start + Math.min(mark.col, at.length);
+  }
+
+  /** The view's text between two marks (or offsets); `lost` counts characters no longer kept. */
+  text(fromAt: Mark | number, toAt: Mark | number): { text: string; lost: number } {
+    const from = typeof fromAt === 'number' ? fromAt : this.offset(fromAt);
+    const to = typeof toAt === 'number' ? toAt : this.offset(toAt);
+    const live = this.live();
+    const end = this.transcript.end;
+    const head = from < end ? this.transcript.slice(from, Math.min(to, end)) : { text: '', lost: 0 };
+    const tail = to > end ? live.text.slice(Math.max(0, from - end), to - end) : '';
+    return { text: head.text + tail, lost: head.lost };
+  }
+
+  /** The view offset where the rows still on screen end (the text written so far). */
+  get end(): number {
+    return this.transcript.end + this.live().text.length;
+  }
+
+  /** A page of the view: from `offset` (or the last `limit` characters), at most `limit` characters. */
+  page(
+    offset: number | undefined,
+    limit: number,
+  ): { text: string; offset: number; nextOffset: number; startOffset: number } {
+    const end = this.end;
+    const startOffset = this.transcript.start;
+    const wanted = offset ?? Math.max(startOffset, end - limit);
+    const from = Math.min(Math.max(wanted, startOffset), end);
+    const to = Math.min(from + limit, end);
+    return { text: this.text(from, to).text, offset: from, nextOffset: to, startOffset };
+  }
+
+  /** What the screen shows now (trailing blanks trimmed). */
+  snapshot(): ScreenSnapshot {
+    const b = this.term.buffer.active;
+    const rows: string[] = [];
+    // Programs clear with explicit spaces: trailing blanks are trimmed whatever wrote them.
+    for (let y = 0; y < this.term.rows; y++)
+      rows.push((b.getLine(b.baseY + y)?.translateToString(true) ?? '').trimEnd());
+    while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
+    return { text: rows.join('\n'), rows: this.term.rows, cols: this.term.cols, alternate: this.alternate };
+  }
+
+  resize(cols: number, rows: number): void {
+    this.term.resize(cols, rows);
+  }
+
+  dispose(): void {
+    this.anchor?.dispose();
+    this.term.dispose();
+  }
+
+  /** Rows trimmed off the normal buffer's top so far, including those since the last sync (the anchor moved up by them). */
+  private liveBase(): number {
+    const a = this.anchor;
+    return a && !a.isDisposed ? this.base + this.anchorLine - a.line : this.base;
+  }
+
+  /** Fixes the marks on an absolute row that became final at view offset `start`. */
+  private fixMarks(row: number, start: number, length: number): void {
+    for (const mark of this.open) {
+      if (mark.row !== row) continue;
+      mark.fixed = start + Math.min(mark.col, length);
+      this.open.delete(mark);
+    }
+  }
+
+  /** Moves the rows that left the screen into the transcript, accounting for rows the emulator trimmed. */
+  private sync(): void {
+    const b = this.term.buffer.normal;
+    this.base = this.liveBase();
+    const from = Math.max(0, this.pulled - this.base);
+    // One pass, one append: every row costs (a million rows of `seq`), so nothing is done twice.
+    const parts: string[] = [];
+    let hasRows = this.transcript.hasRows;
+    let at = this.transcript.end;
+    let line = b.getLine(from);
+    for (let y = from; y < b.baseY; y++) {
+      const next = b.getLine(y + 1);
+      const wrapped = line?.isWrapped === true;
+      const text = rowText(line, next?.isWrapped === true);
+      const start = at + (hasRows && !wrapped ? 1 : 0);
+      parts.push(start > at ? `\n${text}` : text);
+      at = start + text.length;
+      hasRows = true;
+      if (this.open.size > 0) this.fixMarks(this.base + y, start, text.length);
+      line = next;
+    }
+    if (parts.length > 0) this.transcript.appendRows(parts.join(''), parts.length);
+    this.pulled = Math.max(this.pulled, this.base + b.baseY);
+    this.anchorLine = this.anchor?.line ?? 0;
+    // The anchor must outlive the next piece (which may trim up to PIECE_ROWS rows above it).
+    const a = this.anchor;
+    if (this.term.buffer.active.type === 'normal' && (!a || a.isDisposed || a.line <= PIECE_ROWS)) {
+      a?.dispose();
+      this.anchor = this.term.registerMarker(0);
+      this.anchorLine = this.anchor?.line ?? 0;
+    }
+  }
+
+  /** The rows of the normal screen not yet in the transcript, as text, with each row's start and length. */
+  private live(): { text: string; rows: { start: number; length: number }[] } {
+    const b = this.term.buffer.normal;
+    let text = '';
+    const rows: { start: number; length: number }[] = [];
+    const first = this.pulled - this.base;
+    let last = b.length - 1;
+    const cursorRow = b.baseY + b.cursorY;
+    while (last > cursorRow && (b.getLine(last)?.translateToString(true) ?? '') === '') last--;
+    for (let y = first; y <= last; y++) {
+      const line = b.getLine(y);
+      if ((this.transcript.hasRows || y > first) && line?.isWrapped !== true) text += '\n';
+      const continued = b.getLine(y + 1)?.isWrapped === true;
+      const row = rowText(line, continued, y === cursorRow ? b.cursorX : 0);
+      rows.push({ start: text.length, length: row.length });
+      text += row;
+    }
+    return { text, rows };
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Real programs in a terminal behind the emulator: vim, a `\r` progress bar, the python REPL,
+ * less, keys, cancel at any time, typed-ahead input, exact counts and between-send output.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAlive, termRig, waitFor } from './helpers.js';
+
+/** The characters `seq 1 n` prints. */
+function seqChars(n: number): number {
+  let total = 0;
+  for (let i = 1; i <= n; i++) total += String(i).length + 1;
+  return total;
+}
+
+describe('real programs behind the emulator', () => {
+  it('vim: edit, :wq, then echo gets its own output and exit code; the screen shows the file', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    writeFileSync(join(r.cwd, 'notes.txt'), 'first line\nsecond line\n');
+    const opened = await sh.send('vim notes.txt');
+    expect(opened).toMatchObject({ reason: 'stdin_read', screen: true, commandExitCode: null });
+    expect(opened.output.split('\n').slice(0, 2)).toEqual(['first line', 'second line']);
+    const snap = r.terminals.screen(r.me, sh.id);
+    expect(snap.alternate).toBe(true);
+    expect(snap.text.split('\n').length).toBeLessThanOrEqual(snap.rows);
+    expect(snap.text.split('\n').every((row) => row.length <= snap.cols)).toBe(true);
+    expect(snap.text).not.toMatch(/ +$/m); // trailing blanks trimmed
+    const typed = await r.terminals.send(r.me, sh.id, { text: 'ihello ', submit: false, timeoutMs: 20_000 });
+    expect(typed).toMatchObject({ reason: 'stdin_read', screen: true });
+    expect(typed.output.split('\n')[0]).toBe('hello first line');
+    expect(await r.terminals.send(r.me, sh.id, { text: '', keys: ['Escape'], timeoutMs: 20_000 })).toMatchObject({
+      screen: true,
+    });
+    const saved = await sh.send(':wq');
+    expect(saved).toMatchObject({ reason: 'stdin_read', screen: false, commandExitCode: 0 });
+    const next = await sh.send('echo ok1; (exit 3)');
+    expect(next).toMatchObject({ reason: 'stdin_read', output: 'ok1\n', commandExitCode: 3 });
+    expect(readFileSync(join(r.cwd, 'notes.txt'), 'utf8')).toBe('hello first line\nsecond line\n');
+  });
+
+  it('a \\r progress bar reads as its final state; a readline redraw does not repeat the command', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const bar = await sh.send(`for i in $(seq 5 5 100); do printf '\\r[%3d%%]' "$i"; sleep 0.01; done; echo`);
+    expect(bar).toMatchObject({ output: '[100%]\n', commandExitCode: 0 });
+    await sh.send('echo redrawn');
+    const page = r.terminals.scrollback(r.me, sh.id, { limit: 10_000 }).text;
+    expect(page.match(/echo redrawn/g)).toHaveLength(1);
+  });
+
+  it('python REPL: a multi-line def, then cancel after a send that timed out gives KeyboardInterrupt and >>>', async () => {
+    const r = await termRig({ env: { PYTHON_BASIC_REPL: '1' } });
+    const sh = await r.shell();
+    expect((await sh.send('python3 -q')).output).toContain('>>>');
+    await sh.send('def double(x):\n    return x * 2\n\n'); // the blank line ends the block, as at a real REPL
+    expect((await sh.send('double(21)')).output).toContain('42');
+    const slow = await sh.send('import time; time.sleep(60)', 300);
+    expect(slow.reason).toBe('timeout');
+    const cancelled = await r.terminals.cancel(r.me, sh.id);
+    expect(cancelled).toMatchObject({ reason: 'stdin_read', cancelled: true, commandExitCode: null });
+    expect(cancelled?.output).toContain('KeyboardInterrupt');
+    expect(cancelled?.output).toMatch(/>>> ?$/);
+    // The REPL is still there: a cancel at its idle >>> interrupts it again, and it answers.
+    expect((await r.terminals.cancel(r.me, sh.id))?.output).toContain('KeyboardInterrupt');
+    expect((await sh.send('double(4)')).output).toContain('8');
+    expect(await sh.send('exit()')).toMatchObject({ commandExitCode: 0 });
+    expect(await r.terminals.cancel(r.me, sh.id)).toBeNull();
+  });
+
+  it('cancel discards typed-ahead input and reports the interrupted command', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect((await sh.send('sleep 60', 300)).reason).toBe('timeout');
+    expect((await sh.send(`touch ${r.cwd}/typed-ahead-ran`, 300)).reason).toBe('timeout');
+    const cancelled = await r.terminals.cancel(r.me, sh.id);
+    expect(cancelled).toMatchObject({ reason: 'stdin_read', cancelled: true, commandExitCode: 130 });
+    expect(await sh.send('echo after')).toMatchObject({ output: 'after\n', commandExitCode: 0 });
+    expect(existsSync(join(r.cwd, 'typed-ahead-ran'))).toBe(false);
+  });
+
+  it('keys: C-c interrupts, Up recalls, a bare character quits less without an empty command', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const key = (keys: string[], text = '') => r.terminals.send(r.me, sh.id, { text, keys, timeoutMs: 20_000 });
+    expect(await sh.send('cat')).toMatchObject({ reason: 'stdin_read', commandExitCode: null });
+    expect(await key(['C-c'])).toMatchObject({ reason: 'stdin_read', commandExitCode: 130 });
+    await sh.send('echo recalled-$((6 * 7))');
+    expect(await key(['Up', 'Enter'])).toMatchObject({ output: 'recalled-42\n', commandExitCode: 0 });
+    writeFileSync(join(r.cwd, 'long.txt'), Array.from({ length: 200 }, (_, i) => `row ${i}`).join('\n'));
+    const paged = await sh.send('less long.txt');
+    expect(paged).toMatchObject({ reason: 'stdin_read', screen: true });
+    expect(paged.output.split('\n')[0]).toBe('row 0');
+    expect(await key(['q'])).toMatchObject({ reason: 'stdin_read', screen: false, commandExitCode: 0 });
+    await sh.send('echo after-less');
+    const page = r.terminals.scrollback(r.me, sh.id, { limit: 2_000 }).text;
+    expect(page).toMatch(/\$ less long\.txt\n\$ echo after-less\nafter-less\n/);
+  });
+
+  it('seq 1 200000: what is shown plus what is omitted is exactly what was printed', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const big = await sh.send('seq 1 200000', 60_000);
+    expect(big.output.endsWith('199999\n200000\n')).toBe(true);
+    expect(big.omitted).toBeGreaterThan(0);
+    expect(big.omitted + big.output.length).toBe(seqChars(200_000));
+    const small = await sh.send('seq 1 3');
+    expect(small).toMatchObject({ output: '1\n2\n3\n', omitted: 0 });
+  });
+
+  it('output printed between sends is delivered at the start of the next send, once', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const started = await sh.send('(sleep 0.2; echo background-$((6 * 7))) &');
+    const pid = Number(/\[1\] (\d+)/.exec(started.output)?.[1]);
+    expect(pid).toBeGreaterThan(1);
+    await waitFor(() => !isAlive(pid), 'the background job to end');
+    const next = await sh.send('echo now');
+    expect(next.earlier).toBe('background-42'); // printed while no send waited
+    expect(next.output.startsWith('now\n')).toBe(true);
+    // bash reports the finished job around the next prompt: in this send or, printed after its
+    // prompt while no send waits, at the start of the next one. Either way exactly once.
+    const seen = [next.earlier, next.output];
+    for (let i = 0; i < 3 && !seen.join('\n').match(/\[1\]\+ +Done/); i++) {
+      const again = await sh.send(`echo again-${i}`);
+      expect(again.output.startsWith(`again-${i}\n`)).toBe(true);
+      seen.push(again.earlier, again.output);
+    }
+    expect(seen.join('\n').match(/\[1\]\+ +Done/g)).toHaveLength(1);
+    expect(await sh.send('echo last')).toMatchObject({ earlier: '', output: 'last\n' });
+  });
+
+  it('exited terminals do not count toward the limit and keep their exit code until closed', async () => {
+    const r = await termRig();
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const sh = await r.shell();
+      expect(await sh.send(`exit ${i + 1}`)).toMatchObject({ reason: 'session_exited', commandExitCode: i + 1 });
+      ids.push(sh.id);
+    }
+    const fresh = await r.shell();
+    expect((await fresh.send('echo open')).output).toBe('open\n');
+    const listed = r.terminals.list(r.me);
+    expect(listed.filter((t) => t.state === 'exited').map((t) => t.exitCode)).toEqual(ids.map((_, i) => i + 1));
+    for (let i = 0; i < 2; i++) {
+      expect(await r.terminals.send(r.me, ids[4] as string, { text: 'echo x', timeoutMs: 1_000 })).toMatchObject({
+        reason: 'session_exited',
+        commandExitCode: 5,
+        state: 'exited',
+      });
+    }
+    expect(await r.terminals.cancel(r.me, ids[4] as string)).toMatchObject({ commandExitCode: 5 });
+  });
+});
