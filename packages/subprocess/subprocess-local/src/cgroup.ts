@@ -18,9 +18,13 @@ import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { childGroups, ownCgroupDir, populated, removeDeep } from './cgroup-fs.js';
 import { TreeCgroup } from './tree-cgroup.js';
+import { WATCHDOG } from './watchdog.js';
 
 /** Empty tree cgroups kept for reuse: saves a mkdir and an rmdir per spawn, bounded so idle runtimes hold few. */
 export const CGROUP_POOL_MAX = 16;
+/** A killed stale cgroup is looked at this often, this many times, before it is left for the next sweep. */
+const STALE_SWEEP_RETRY_MS = 50;
+const STALE_SWEEP_TRIES = 40;
 /** Name prefix of a runtime's private parent cgroup: `dsh-<host pid>-<random>`. */
 const BASE_NAME = /^dsh-(\d+)-[0-9a-f]+$/;
 
@@ -46,14 +50,33 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Removes empty parent cgroups left by dsh hosts that died without cleaning up. Populated ones are left alone. */
-function sweepStale(home: string): void {
+/**
+ * Ends and removes what dsh hosts that died left behind (their watchdog, normally, already did):
+ * a parent cgroup whose host pid is dead is killed whole, then removed once empty.
+ */
+export function sweepStale(home: string): void {
   for (const name of childGroups(home)) {
     const m = BASE_NAME.exec(name);
     if (!m || pidAlive(Number(m[1]))) continue;
     const dir = join(home, name);
-    if (populated(dir) === false) removeDeep(dir);
+    if (populated(dir) !== false) {
+      try {
+        writeFileSync(join(dir, 'cgroup.kill'), '1');
+      } catch {
+        continue; // not ours to end
+      }
+      removeWhenEmpty(dir, STALE_SWEEP_TRIES);
+    } else removeDeep(dir);
   }
+}
+
+/** Removes `dir` once its (killed) members are gone, looking again a few times. */
+function removeWhenEmpty(dir: string, tries: number): void {
+  if (populated(dir) === false || tries <= 0) {
+    removeDeep(dir);
+    return;
+  }
+  setTimeout(() => removeWhenEmpty(dir, tries - 1), STALE_SWEEP_RETRY_MS).unref();
 }
 
 /** Creates per-tree cgroups under one private parent cgroup of this process. */
@@ -87,6 +110,7 @@ export class CgroupContainer {
       container.enter(base); // probe: can we move ourselves there and back?
       container.enter(home);
       trackForExit(container);
+      WATCHDOG.watchCgroup(base); // ended whole should the host die
       return container;
     } catch {
       container.goHome();
@@ -145,6 +169,7 @@ export class CgroupContainer {
   /** Removes the private parent cgroup and every empty cgroup in it. */
   dispose(): void {
     undisposed.delete(this);
+    WATCHDOG.unwatchCgroup(this.base);
     this.pool.length = 0;
     if (this.homeFd >= 0) closeSync(this.homeFd);
     this.homeFd = -1;

@@ -2,7 +2,7 @@
  * @dsh/subprocess-local: the local ctx.subprocess provider.
  */
 
-export { CGROUP_POOL_MAX, CgroupContainer } from './cgroup.js';
+export { CGROUP_POOL_MAX, CgroupContainer, sweepStale } from './cgroup.js';
 export { ownCgroupDir, pidsDeep, populated } from './cgroup-fs.js';
 export { inspectForeground, ttyOf } from './foreground.js';
 export { checkCwd, LocalSubprocessHandle } from './local-handle.js';
@@ -18,4 +18,5 @@ export { loadPty } from './pty-loader.js';
 export { resolveExecutableSync } from './resolve-executable.js';
 export { MIN_SIGNAL_TARGET, signalGroup, signalProcess } from './signals.js';
 export { TreeCgroup } from './tree-cgroup.js';
+export { WATCHDOG } from './watchdog.js';
 export { TREE_POLL_MAX_MS, TREE_POLL_MIN_MS, type TreeWait, TreeWatcher } from './tree-watcher.js';

@@ -7,6 +7,7 @@
 import { type ProcEntry, procAvailable, readProc, snapshotProcs, treeMembers } from './proc-table.js';
 import { signalGroup, signalProcess } from './signals.js';
 import type { TreeCgroup } from './tree-cgroup.js';
+import { WATCHDOG } from './watchdog.js';
 
 /** A snapshot of the process table; null where there is no /proc or it could not be read. */
 export type ProcSnapshot = readonly ProcEntry[] | null;
@@ -30,6 +31,7 @@ export class ProcessTree {
   ) {
     // Only session tracking needs the pid-reuse guard: a contained tree is its cgroup.
     this.rootStart = cgroup === null && procAvailable() ? readProc(root)?.start : undefined;
+    if (cgroup === null) WATCHDOG.watchGroup(root); // its cgroup ends a contained tree should the host die
   }
 
   /** True once the tree was observed empty. From then on nothing is ever signalled. */
@@ -60,7 +62,8 @@ export class ProcessTree {
   markGone(): void {
     if (this.gone) return;
     this.gone = true;
-    this.cgroup?.release();
+    if (this.cgroup) this.cgroup.release();
+    else WATCHDOG.unwatchGroup(this.root);
   }
 
   /** How many members are alive now (0 proves the tree gone); null when membership cannot be read. */
