@@ -30,7 +30,8 @@ function sleepers(token: string): Map<string, number> {
     } catch {
       continue;
     }
-    if (argv[0]?.endsWith('sleep') && argv[1]?.endsWith(token) && isAlive(Number(name))) found.set(argv[1], Number(name));
+    if (argv[0]?.endsWith('sleep') && argv[1]?.endsWith(token) && isAlive(Number(name)))
+      found.set(argv[1], Number(name));
   }
   return found;
 }

@@ -18,5 +18,5 @@ export { loadPty } from './pty-loader.js';
 export { resolveExecutableSync } from './resolve-executable.js';
 export { MIN_SIGNAL_TARGET, signalGroup, signalProcess } from './signals.js';
 export { TreeCgroup } from './tree-cgroup.js';
-export { WATCHDOG } from './watchdog.js';
 export { TREE_POLL_MAX_MS, TREE_POLL_MIN_MS, type TreeWait, TreeWatcher } from './tree-watcher.js';
+export { WATCHDOG } from './watchdog.js';

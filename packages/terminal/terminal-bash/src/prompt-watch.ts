@@ -19,17 +19,18 @@ export class PromptWatch {
     private readonly view: Screen,
   ) {}
 
-  /** An OSC 133 payload parsed at `at`; `inUse` is a mark the session still needs (not forgotten). */
-  parsed(payload: string, at: Mark, inUse: Mark | number): void {
+  /** An OSC 133 payload parsed at `at`; `inUse` is a mark the session still needs (not forgotten). True for a new genuine prompt. */
+  parsed(payload: string, at: Mark, inUse: Mark | number): boolean {
     const m = parseMarker(payload, this.nonce);
     if (!m || (this.latest && m.seq <= this.latest.seq)) {
       this.view.forget(at); // a forgery, or an old prompt
-      return;
+      return false;
     }
     if (this.latest && this.latest.at !== inUse) this.view.forget(this.latest.at);
     this.latest = { ...m, at };
     this.seenAt = performance.now();
     this.wake();
+    return true;
   }
 
   /** The prompt of a send: newer than the send, and after the shell accepted the input when it went to the prompt. */
@@ -37,7 +38,8 @@ export class PromptWatch {
     const m = this.latest;
     if (m === null || m.seq <= send.startSeq) return null;
     const accepted = send.acceptedAt;
-    if (send.toShell && (accepted === null || this.view.offset(m.at) < this.view.offset(accepted))) return null;
+    // Parse order, not screen position: a program may have moved the cursor up (clear) after the line was accepted.
+    if (send.toShell && (accepted === null || m.at.order < accepted.order)) return null;
     return m;
   }
 

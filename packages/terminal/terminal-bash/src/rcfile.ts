@@ -20,7 +20,7 @@ export function rcText(nonce: string): string {
     'set +H', // no history expansion: a "!" in a command means "!", as in a script
     "bind 'set enable-bracketed-paste on' 2>/dev/null", // input arrives as one paste; ?2004l marks its acceptance
     "PS1='$ '",
-    "PS2=''",
+    `PS2='\\[\\e]133;S;${nonce}\\a\\]'`, // invisible; tells that the shell waits for the rest of a command
     `__dsh_nonce='${nonce}'`,
     '__dsh_seq=0',
     '__dsh_prompt() { local e=$?; __dsh_seq=$((__dsh_seq+1)); printf \'\\033]133;D;%s;%s;%s;%s\\007\' "$e" "$__dsh_nonce" "$__dsh_seq" "$$"; return $e; }',
@@ -48,6 +48,11 @@ export function writeRcFile(nonce: string): { path: string; remove(): void } {
   const path = join(dir, 'bashrc');
   writeFileSync(path, rcText(nonce), { mode: 0o600 });
   return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The payload the continuation prompt (PS2) carries: the command line is not complete. */
+export function continuationPayload(nonce: string): string {
+  return `133;S;${nonce}`;
 }
 
 /** A parsed prompt marker. */

@@ -4,13 +4,29 @@
  */
 import type { SendResult, WaitReason } from '@dsh/terminal';
 import type { ResolvedBashTerminalConfig } from './config.js';
+import type { RowShot } from './rewrites.js';
 import type { Mark } from './screen.js';
+
+/** After a lone Escape, programs wait to tell it from the start of a key's sequence (vim: ttimeoutlen, 100 ms by default): the screen is settled only after this much quiet. */
+export const ESCAPE_SETTLE_MS = 300;
 
 /** The send (or cancel) a session is waiting on. */
 export interface ActiveSend {
   startSeq: number;
   /** Where this send began. */
   start: Mark;
+  /** The screen above the cursor when it began (to see what a program rewrote). */
+  shot: RowShot;
+  /** Only Enter went to the shell's prompt: no command ran. */
+  emptyLine: boolean;
+  /** The input ended with a lone Escape. */
+  escape: boolean;
+  /** The shell showed its continuation prompt for this send's line. */
+  continued: boolean;
+  /** The input had no Enter (text or keys only). */
+  unsubmitted: boolean;
+  /** It settled because the shell itself reads the terminal (no new prompt). */
+  shellReading: boolean;
   startedAt: number;
   /** Input went to the shell's prompt (as a paste): its prompt must follow the shell accepting it. */
   toShell: boolean;
@@ -26,11 +42,18 @@ export interface ActiveSend {
   cancelled: boolean;
   /** A cancel came while input was still being typed: the rest of it is dropped. */
   abandoned: boolean;
-  /** What was printed while no send waited, before this one. */
-  earlier: { earlier: string; earlierOmitted: number };
+  /** What was printed while no send waited, before this one (and how an owed command ended). */
+  earlier: { earlier: string; earlierOmitted: number; previousExitCode: number | null };
   timer: NodeJS.Timeout;
   result: Promise<SendResult>;
   resolve: (result: SendResult) => void;
+}
+
+/** How the shell's command line stands when a send settled without its prompt. */
+export function commandLine(a: ActiveSend, atPrompt: boolean): 'incomplete' | 'unsubmitted' | null {
+  if (atPrompt || !a.shellReading) return null;
+  if (a.continued) return 'incomplete';
+  return a.unsubmitted ? 'unsubmitted' : null;
 }
 
 /** What the session saw at one look. */
@@ -61,8 +84,10 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
     // The block must hold, with no output, for a settle window measured from when it was seen:
     // what the program wrote just before blocking (its prompt) may still be on its way to us.
     a.waitSeenAt ??= e.now;
-    const settleMs = e.atShell ? t.shellReadSettleMs : t.stdinSettleMs;
-    return e.quietMs >= settleMs && e.now - a.waitSeenAt >= settleMs ? 'stdin_read' : null;
+    const settleMs = Math.max(e.atShell ? t.shellReadSettleMs : t.stdinSettleMs, a.escape ? ESCAPE_SETTLE_MS : 0);
+    if (e.quietMs < settleMs || e.now - a.waitSeenAt < settleMs) return null;
+    a.shellReading = e.atShell;
+    return 'stdin_read';
   }
   a.waitSeenAt = null;
   return e.stdinWait === null && e.quietMs >= t.idleSilenceMs ? 'inferred_idle' : null;

@@ -13,7 +13,9 @@ export const PIECE_ROWS = 1_500;
  */
 export function rowText(line: IBufferLine | undefined, continued: boolean, cursorX = 0): string {
   if (!line) return '';
-  if (continued) return line.translateToString(false);
+  // A wrapped row keeps the blanks the program wrote; cells it skipped (a wide character that
+  // did not fit in the last column) are not text.
+  if (continued) return line.translateToString(true);
   const written = line.translateToString(true);
   const trimmed = written.trimEnd();
   return cursorX > trimmed.length ? written.slice(0, Math.min(cursorX, written.length)) : trimmed;

@@ -7,45 +7,17 @@
  * the view — transcript, then the rows still on screen — counted since the session began.
  */
 import type { IMarker } from '@xterm/headless';
-import { answerColourQueries } from './colour-queries.js';
+import { installParserHooks } from './parser-hooks.js';
+import type { Mark, ScreenHooks, ScreenSnapshot } from './screen-types.js';
+
+export type { Mark, ScreenHooks, ScreenSnapshot } from './screen-types.js';
+
 import { PIECE_ROWS, pieces, rowText } from './rows.js';
 import { Scrollback } from './scrollback.js';
 import type { XtermModule, XtermTerminal } from './xterm-loader.js';
 
 /** Rows the emulator keeps above the screen before the transcript takes them. */
 export const EMULATOR_SCROLLBACK_ROWS = 2_000;
-
-/**
- * A position in the view: a row and column while the row is on screen (its offset is worked out
- * when asked, from the same rendering as every other position), a fixed offset once the row is
- * final (in the transcript).
- */
-export interface Mark {
-  readonly row: number;
-  readonly col: number;
-  fixed: number | null;
-}
-
-/** What the screen tells its session. */
-export interface ScreenHooks {
-  /** Bytes the terminal answers with (to be written to the PTY). */
-  reply(data: string): void;
-  /** An OSC 133 payload (a prompt marker, maybe), where the cursor is. */
-  marker(payload: string, at: Mark): void;
-  /** The shell accepted a line (bracketed paste switched off), where the cursor is. */
-  accept(at: Mark): void;
-  /** Everything fed so far is parsed. */
-  parsed(): void;
-}
-
-/** A snapshot of the screen. */
-export interface ScreenSnapshot {
-  text: string;
-  rows: number;
-  cols: number;
-  /** A full-screen program (the alternate screen) is showing. */
-  alternate: boolean;
-}
 
 /** One session's emulator and transcript. */
 export class Screen {
@@ -58,6 +30,8 @@ export class Screen {
   private anchor: IMarker | undefined;
   private anchorLine = 0;
   private pending = 0;
+  /** Marks taken so far (their parse order). */
+  private marks = 0;
   /** Marks on rows still on screen: fixed as their rows become final. */
   private readonly open = new Set<Mark>();
 
@@ -73,18 +47,20 @@ export class Screen {
     this.term.onData((data) => {
       if (data !== '') hooks.reply(data); // '' is the nudge feed() gives (see there)
     });
-    const parser = this.term.parser;
-    parser.registerOscHandler(133, (payload) => {
-      hooks.marker(`133;${payload}`, this.mark());
-      return true;
-    });
-    parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
-      if (params.includes(2004)) hooks.accept(this.mark());
-      return false; // xterm still applies the mode change
-    });
-    answerColourQueries(parser, hooks.reply);
+    installParserHooks(this.term, this, hooks);
     this.anchor = this.term.registerMarker(0);
     this.anchorLine = this.anchor?.line ?? 0;
+  }
+
+  /**
+   * Called as the scrollback is about to be erased (CSI 3 J, as `clear` sends): the rows above
+   * the screen are taken first, and the anchor goes onto the screen so the count of dropped rows
+   * stays known.
+   */
+  beforeScrollbackErase(): void {
+    if (this.term.buffer.active.type !== 'normal') return;
+    this.sync();
+    this.reanchor();
   }
 
   /** Output from the terminal. Hooks fire as it is parsed. */
@@ -122,10 +98,28 @@ export class Screen {
   mark(): Mark {
     const b = this.term.buffer.normal;
     // Mid-parse (a prompt marker), rows may have been trimmed since the last sync: count them too.
-    const mark: Mark = { row: this.liveBase() + b.baseY + b.cursorY, col: b.cursorX, fixed: null };
+    return this.markAt(this.liveBase() + b.baseY + b.cursorY, b.cursorX);
+  }
+
+  /** A mark at an absolute row and column of the normal screen. */
+  markAt(row: number, col: number): Mark {
+    const mark: Mark = { row, col, fixed: null, order: ++this.marks };
     if (mark.row < this.pulled) mark.fixed = this.transcript.end;
     else this.open.add(mark);
     return mark;
+  }
+
+  /** The absolute rows of the normal screen's top and of its cursor, and the cursor's column. */
+  cursor(): { top: number; row: number; col: number } {
+    const b = this.term.buffer.normal;
+    const top = this.liveBase() + b.baseY;
+    return { top, row: top + b.cursorY, col: b.cursorX };
+  }
+
+  /** The text of an absolute row of the normal screen while it is not yet final, else null. */
+  liveRow(row: number): string | null {
+    if (row < this.pulled) return null;
+    return this.term.buffer.normal.getLine(row - this.liveBase())?.translateToString(true) ?? '';
   }
 
   /** Stops tracking a mark no longer needed. */
@@ -232,11 +226,15 @@ export class Screen {
     this.anchorLine = this.anchor?.line ?? 0;
     // The anchor must outlive the next piece (which may trim up to PIECE_ROWS rows above it).
     const a = this.anchor;
-    if (this.term.buffer.active.type === 'normal' && (!a || a.isDisposed || a.line <= PIECE_ROWS)) {
-      a?.dispose();
-      this.anchor = this.term.registerMarker(0);
-      this.anchorLine = this.anchor?.line ?? 0;
-    }
+    if (this.term.buffer.active.type === 'normal' && (!a || a.isDisposed || a.line <= PIECE_ROWS)) this.reanchor();
+  }
+
+  /** Puts the anchor on the cursor's row (normal screen active). */
+  private reanchor(): void {
+    this.base = this.liveBase();
+    this.anchor?.dispose();
+    this.anchor = this.term.registerMarker(0);
+    this.anchorLine = this.anchor?.line ?? 0;
   }
 
   /** The rows of the normal screen not yet in the transcript, as text, with each row's start and length. */

@@ -1,25 +1,27 @@
 /**
- * The text a send returns: its own output (from where the shell accepted the input to its
- * prompt), and what was printed while no send waited (the prompts around it stripped). Counts
- * of what the transcript no longer holds are exact.
+ * The text a send returns: its own output (from where the shell accepted the input — or where a
+ * program began rewriting the screen — to its prompt), and what was printed while no send
+ * waited (the prompts around it stripped). Counts of what the transcript no longer holds are
+ * exact.
  */
+import type { SendResult } from '@dsh/terminal';
 import type { Mark, Screen } from './screen.js';
 
 /** The prompt the rc file sets (`$ `, its trailing blank trimmed), before and after between-send output. */
 const PROMPT_AT_START = /^\$ ?/;
 const PROMPT_AT_END = /\n\$ ?$/;
 
+/** When the start of the text is gone, what is left of its first line reads like a value of its own: it counts as omitted. */
+function dropPartialLine(text: string, lost: number): { text: string; lost: number } {
+  const partial = lost > 0 ? text.indexOf('\n') + 1 : 0;
+  return partial > 0 && partial < text.length ? { text: text.slice(partial), lost: lost + partial } : { text, lost };
+}
+
 /** A send's output from `from` to `end`; `accepted`: `from` is where the shell accepted the line. */
 export function sendText(view: Screen, from: Mark, end: Mark, accepted: boolean): { text: string; lost: number } {
-  let { text, lost } = view.text(from, Math.max(view.offset(from), view.offset(end)));
-  if (accepted && text.startsWith('\n')) text = text.slice(1); // the line end after the accepted input
-  const partial = lost > 0 ? text.indexOf('\n') + 1 : 0;
-  if (partial > 0 && partial < text.length) {
-    // What is left of a line whose start is gone reads like a value of its own: it counts as omitted.
-    text = text.slice(partial);
-    lost += partial;
-  }
-  return { text, lost };
+  const got = view.text(from, Math.max(view.offset(from), view.offset(end)));
+  const text = accepted && got.text.startsWith('\n') ? got.text.slice(1) : got.text; // the line end after the accepted input
+  return dropPartialLine(text, got.lost);
 }
 
 /** What was printed between `from` (the last send's end) and `upTo`, without the prompts around it. */
@@ -28,9 +30,34 @@ export function earlierText(
   from: Mark | number,
   upTo: Mark,
 ): { earlier: string; earlierOmitted: number } {
-  const { text: raw, lost } = view.text(from, upTo);
+  const got = view.text(from, upTo);
+  const { text: raw, lost } = dropPartialLine(got.text, got.lost);
   const text = raw.replace(PROMPT_AT_START, '').replace(PROMPT_AT_END, '');
-  return text.trim() === ''
-    ? { earlier: '', earlierOmitted: lost }
-    : { earlier: text.replace(/\s+$/, ''), earlierOmitted: lost };
+  return { earlier: text.trim() === '' ? '' : text.replace(/\s+$/, ''), earlierOmitted: lost };
+}
+
+/** The facts of a result besides its core. */
+export type ResultExtras = Partial<
+  Pick<
+    SendResult,
+    'screen' | 'omitted' | 'earlier' | 'earlierOmitted' | 'atPrompt' | 'commandLine' | 'previousExitCode'
+  >
+>;
+
+/** A whole result from its core facts and extras (the rest at their defaults). */
+export function sendResult(
+  core: Pick<SendResult, 'reason' | 'output' | 'state' | 'commandExitCode' | 'cancelled' | 'exitSignal'>,
+  extra: ResultExtras,
+): SendResult {
+  return {
+    screen: false,
+    omitted: 0,
+    earlier: '',
+    earlierOmitted: 0,
+    atPrompt: false,
+    commandLine: null,
+    previousExitCode: null,
+    ...extra,
+    ...core,
+  };
 }

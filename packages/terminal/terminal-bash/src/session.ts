@@ -14,13 +14,16 @@
  */
 import type { SubprocessTerminalHandle } from '@dsh/subprocess';
 import type { ScreenView, ScrollbackPage, SendInput, SendResult, TerminalSession, WaitReason } from '@dsh/terminal';
-import { OPENING_MAX_CHARS, POLL_MAX_MS, POLL_MIN_MS, type ResolvedBashTerminalConfig } from './config.js';
+import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from './config.js';
 import { sendPayload } from './input.js';
 import { writePaced } from './paced-writer.js';
+import { Poller } from './poller.js';
 import { PromptWatch } from './prompt-watch.js';
-import { type ActiveSend, decide } from './readiness.js';
+import { continuationPayload } from './rcfile.js';
+import { type ActiveSend, commandLine, decide } from './readiness.js';
+import { rewrittenFrom, shoot } from './rewrites.js';
 import { type Mark, Screen } from './screen.js';
-import { earlierText, sendText } from './send-text.js';
+import { earlierText, type ResultExtras, sendResult, sendText } from './send-text.js';
 import type { XtermModule } from './xterm-loader.js';
 
 /** Ctrl-C as the terminal sends it: the line discipline interrupts the foreground and drops typed-ahead input. */
@@ -31,15 +34,22 @@ export class BashSession implements TerminalSession {
   opening = '';
   private readonly view: Screen;
   private readonly prompts: PromptWatch;
+  private readonly continuation: string;
   private lastOutputAt = Date.now();
   private outputChunks = 0;
   private shellExit: number | null = null;
   private exited = false;
   private active: ActiveSend | null = null;
-  private poll: NodeJS.Timeout | undefined;
-  private pollDelay = POLL_MIN_MS;
+  /** Looks at the foreground facts while a send waits: fast after input or output, slower after. */
+  private readonly poller = new Poller(() => {
+    this.check(true);
+    return this.active !== null;
+  });
   private closing: Promise<void> | undefined;
   private owed = false;
+  /** The exit code of a command that finished while no send waited (told to the next send). */
+  private lateExit: number | null = null;
+  private shellSignal: string | null = null;
   /** Where the last send's output ended: what follows was printed while no send waited. */
   private lastEnd: Mark | number = 0;
 
@@ -54,7 +64,18 @@ export class BashSession implements TerminalSession {
   ) {
     this.view = new Screen(xterm, size.cols, size.rows, config.scrollbackChars, {
       reply: (data) => handle.write(data),
-      marker: (payload, at) => this.prompts.parsed(payload, at, this.lastEnd),
+      marker: (payload, at) => {
+        if (payload === this.continuation) {
+          if (this.active) this.active.continued = true;
+          this.view.forget(at);
+          return;
+        }
+        if (this.prompts.parsed(payload, at, this.lastEnd) && !this.active && this.owed) {
+          // The command an earlier send left running has finished: the shell is at its prompt again.
+          this.owed = false;
+          this.lateExit = this.prompts.latest?.exitCode ?? null;
+        }
+      },
       accept: (at) => {
         const a = this.active;
         if (a?.toShell && a.acceptedAt === null) a.acceptedAt = at;
@@ -63,18 +84,19 @@ export class BashSession implements TerminalSession {
       parsed: () => this.check(false),
     });
     this.prompts = new PromptWatch(nonce, this.view);
+    this.continuation = continuationPayload(nonce);
     handle.output.on('data', (chunk: string) => {
       const now = Date.now();
       // Output after a quiet spell (a prompt, maybe): look soon. A steady stream lets polling slow down.
-      if (now - this.lastOutputAt > POLL_MAX_MS) this.pollDelay = POLL_MIN_MS;
+      if (now - this.lastOutputAt > POLL_MAX_MS) this.poller.hurry();
       this.lastOutputAt = now;
       this.outputChunks += 1;
       if (this.active) this.active.waitSeenAt = null; // output after a block: look again
       this.view.feed(chunk);
     });
     void handle.done.then(
-      (facts) => this.onExit(facts.exitCode),
-      () => this.onExit(null),
+      (facts) => this.onExit(facts.exitCode, facts.signal),
+      () => this.onExit(null, null),
     );
   }
 
@@ -99,6 +121,10 @@ export class BashSession implements TerminalSession {
 
   exitCode(): number | null {
     return this.shellExit;
+  }
+
+  exitSignal(): string | null {
+    return this.shellSignal;
   }
 
   foreground(): string | null {
@@ -127,7 +153,8 @@ export class BashSession implements TerminalSession {
     const toShell = !this.owed && !this.view.alternate && this.atShell(facts);
     const { payload } = sendPayload(input, { toShell, applicationCursor: this.view.applicationCursor });
     // Whether pasted or typed (keys, Up + Enter), input at the prompt runs once the shell accepts the line.
-    return this.begin(payload, toShell, input.timeoutMs, false);
+    const emptyLine = toShell && input.text.trim() === '' && input.keys.length === 0;
+    return this.begin(payload, toShell, input.timeoutMs, false, emptyLine);
   }
 
   async cancel(timeoutMs: number): Promise<SendResult | null> {
@@ -137,8 +164,8 @@ export class BashSession implements TerminalSession {
       a.cancelled = true;
       a.abandoned = true; // the pieces of input not yet written are dropped too
       this.handle.write(INTERRUPT);
-      this.pollDelay = POLL_MIN_MS;
-      this.schedulePoll();
+      this.poller.hurry();
+      this.poller.start();
       return a.result;
     }
     const facts = this.handle.inspectForeground();
@@ -158,9 +185,16 @@ export class BashSession implements TerminalSession {
     return this.closing;
   }
 
-  private begin(payload: string, toShell: boolean, timeoutMs: number, cancelled: boolean): Promise<SendResult> {
+  private begin(
+    payload: string,
+    toShell: boolean,
+    timeoutMs: number,
+    cancelled: boolean,
+    emptyLine = false,
+  ): Promise<SendResult> {
     const start = this.view.mark();
-    const earlier = earlierText(this.view, this.lastEnd, start);
+    const earlier = { ...earlierText(this.view, this.lastEnd, start), previousExitCode: this.lateExit };
+    this.lateExit = null;
     let resolve!: (r: SendResult) => void;
     const result = new Promise<SendResult>((r) => {
       resolve = r;
@@ -168,6 +202,12 @@ export class BashSession implements TerminalSession {
     const active: ActiveSend = {
       startSeq: this.prompts.latest?.seq ?? 0,
       start,
+      shot: shoot(this.view),
+      emptyLine,
+      escape: payload.endsWith('\x1b'),
+      continued: false,
+      unsubmitted: !cancelled && !payload.includes('\r'),
+      shellReading: false,
       startedAt: Date.now(),
       toShell,
       acceptedAt: null,
@@ -196,30 +236,19 @@ export class BashSession implements TerminalSession {
     ).then(() => {
       active.writing = false;
     });
-    this.pollDelay = POLL_MIN_MS;
-    this.schedulePoll();
+    this.poller.hurry();
+    this.poller.start();
     return result;
   }
 
-  private onExit(exitCode: number | null): void {
+  private onExit(exitCode: number | null, signal: string | null = this.shellSignal): void {
     if (this.exited) return;
     this.exited = true;
     this.release();
     this.shellExit = exitCode;
+    this.shellSignal = signal;
     this.prompts.wake();
     this.settle('session_exited');
-  }
-
-  private schedulePoll(): void {
-    if (this.poll) clearTimeout(this.poll);
-    this.poll = setTimeout(() => {
-      this.poll = undefined;
-      this.check(true);
-      if (this.active) {
-        this.pollDelay = Math.min(this.pollDelay * 2, POLL_MAX_MS);
-        this.schedulePoll();
-      }
-    }, this.pollDelay);
   }
 
   /** Decides whether the active send is done. `observe` also reads the foreground facts (polling). */
@@ -253,25 +282,33 @@ export class BashSession implements TerminalSession {
     if (!a) return;
     this.active = null;
     clearTimeout(a.timer);
-    if (this.poll) clearTimeout(this.poll);
-    this.poll = undefined;
+    this.poller.stop();
     const m = reason === 'stdin_read' ? this.prompts.ownPrompt(a) : null;
     this.owed = m === null && reason !== 'session_exited';
-    const from = a.acceptedAt ?? a.start;
-    const end: Mark = m ? m.at : this.view.mark();
+    let from = a.acceptedAt ?? a.start;
+    const redrawn = this.view.alternate ? null : rewrittenFrom(this.view, a.shot);
+    if (redrawn && this.view.offset(redrawn) < this.view.offset(from)) from = redrawn;
+    else if (redrawn) this.view.forget(redrawn);
+    // Without its prompt, the send shows the whole row the cursor is on (the rest of a match, a hint).
+    const end: Mark = m ? m.at : this.view.markAt(this.view.cursor().row, Number.POSITIVE_INFINITY);
     if (typeof this.lastEnd !== 'number') this.view.forget(this.lastEnd);
     this.lastEnd = end;
     this.view.forget(a.start);
     if (a.acceptedAt && a.acceptedAt !== from) this.view.forget(a.acceptedAt);
-    const exitCode = m ? m.exitCode : reason === 'session_exited' ? this.shellExit : null;
+    const exitCode = m ? (a.emptyLine ? null : m.exitCode) : reason === 'session_exited' ? this.shellExit : null;
+    const told = {
+      ...a.earlier,
+      atPrompt: m !== null,
+      commandLine: commandLine(a, m !== null),
+    };
     if (this.view.alternate && reason !== 'session_exited') {
       const shot = this.view.snapshot();
-      a.resolve(this.result(reason, shot.text, a.cancelled, exitCode, { screen: true, ...a.earlier }));
+      a.resolve(this.result(reason, shot.text, a.cancelled, exitCode, { screen: true, ...told }));
       return;
     }
     const { text, lost } = sendText(this.view, from, end, a.acceptedAt !== null);
     this.view.forget(from);
-    a.resolve(this.result(reason, text, a.cancelled, exitCode, { omitted: lost, ...a.earlier }));
+    a.resolve(this.result(reason, text, a.cancelled, exitCode, { omitted: lost, ...told }));
   }
 
   private result(
@@ -279,9 +316,9 @@ export class BashSession implements TerminalSession {
     output: string,
     cancelled: boolean,
     exitCode: number | null = reason === 'session_exited' ? this.shellExit : null,
-    extra: Partial<Pick<SendResult, 'screen' | 'omitted' | 'earlier' | 'earlierOmitted'>> = {},
+    extra: ResultExtras = {},
   ): SendResult {
-    const base = { screen: false, omitted: 0, earlier: '', earlierOmitted: 0 };
-    return { reason, output, ...base, ...extra, state: this.state(), commandExitCode: exitCode, cancelled };
+    const exitSignal = reason === 'session_exited' ? this.shellSignal : null;
+    return sendResult({ reason, output, state: this.state(), commandExitCode: exitCode, cancelled, exitSignal }, extra);
   }
 }

@@ -231,6 +231,7 @@ export class TerminalService {
         busy: e.sending !== null,
         foreground: e.session.foreground(),
         exitCode: e.session.exitCode(),
+        exitSignal: e.session.exitSignal(),
       }));
   }
 

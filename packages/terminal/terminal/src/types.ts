@@ -43,8 +43,19 @@ export interface SendResult {
   earlierOmitted: number;
   /** The session itself: still running, or its top process exited. */
   state: 'running' | 'exited';
-  /** Exit code of this send's command, from the prompt marker that followed its own input. */
+  /** Exit code of this send's command, from the prompt marker that followed its own input (null: none ran, or not known). */
   commandExitCode: number | null;
+  /** The send ended at its own prompt marker: the shell is at its prompt. */
+  atPrompt: boolean;
+  /**
+   * The shell's command line is not done: `incomplete` when the shell asks for the rest (an open
+   * quote or bracket, a trailing backslash), `unsubmitted` when text was typed without Enter.
+   */
+  commandLine: 'incomplete' | 'unsubmitted' | null;
+  /** The command of an earlier send that had not finished when that send returned finished since: its exit code. */
+  previousExitCode: number | null;
+  /** With `session_exited`: the signal that killed the shell, if one did. */
+  exitSignal: string | null;
   /** True when a cancel interrupted it. */
   cancelled: boolean;
 }
@@ -74,6 +85,8 @@ export interface TerminalInfo {
   foreground: string | null;
   /** The shell's exit code once the session exited. */
   exitCode: number | null;
+  /** The signal that killed the shell, if one did. */
+  exitSignal: string | null;
 }
 
 /** What the screen shows. */
@@ -115,6 +128,8 @@ export interface TerminalSession {
   foreground(): string | null;
   /** The shell's exit code once the session exited, else null. */
   exitCode(): number | null;
+  /** The signal that killed the shell, once it was killed by one. */
+  exitSignal(): string | null;
   /** Ends every process of the session and releases it; resolves when that is done. Idempotent. */
   close(): Promise<void>;
 }

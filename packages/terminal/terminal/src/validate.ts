@@ -67,7 +67,14 @@ export function checkSend(input: unknown): SendInput {
   ) {
     invalid('timeoutMs', `must be a number of milliseconds in (0, ${MAX_SEND_TIMEOUT_MS}]`);
   }
-  return { text, timeoutMs: Math.ceil(timeoutMs), submit: submit ?? true, keys: checkKeys(keys) };
+  const named = checkKeys(keys);
+  if (text === '' && (submit === false || (keys !== undefined && named.length === 0))) {
+    invalid(
+      'text',
+      'is empty and no key is pressed: there is nothing to send (give text, keys, or leave submit on for Enter)',
+    );
+  }
+  return { text, timeoutMs: Math.ceil(timeoutMs), submit: submit ?? true, keys: named };
 }
 
 /** Checked wait of a cancel. */

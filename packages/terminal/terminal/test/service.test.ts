@@ -21,6 +21,10 @@ function result(r: Partial<SendResult>): SendResult {
     omitted: 0,
     earlier: '',
     earlierOmitted: 0,
+    atPrompt: true,
+    commandLine: null,
+    previousExitCode: null,
+    exitSignal: null,
     state: 'running',
     commandExitCode: 0,
     cancelled: false,
@@ -47,6 +51,7 @@ function fakeSession(): TerminalSession & { closes: number; finish(r: Partial<Se
     },
     foreground: () => null,
     exitCode: () => null,
+    exitSignal: () => null,
     screen: () => ({ text: '', rows: 24, cols: 80, alternate: false }),
     scrollback: () => ({ text: 'x', offset: 0, nextOffset: 1, startOffset: 0 }),
     close: async () => {

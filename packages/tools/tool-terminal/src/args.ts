@@ -104,6 +104,7 @@ export const listOutput = z.object({
         state: z.enum(['running', 'exited']),
         foreground: z.string().nullable(),
         exit_code: z.number().int().nullable(),
+        exit_signal: z.string().nullable(),
       }),
     )
     .optional(),

@@ -16,15 +16,29 @@ export function statusLine(id: string, r: SendResult, timeoutMs: number): string
   switch (r.reason) {
     case 'stdin_read':
       if (r.commandExitCode !== null) return `[${interrupted}ready at the prompt; exit code: ${r.commandExitCode}]`;
-      return r.screen
-        ? `[${interrupted}waiting for input: a full-screen program shows the screen above; type with terminal_send (keys for Escape, arrows, C-x), or terminal_cancel it]`
-        : `[${interrupted}waiting for input: a program is reading from the terminal; answer with terminal_send, or terminal_cancel it]`;
+      if (r.atPrompt) return `[${interrupted}ready at the prompt; no command ran]`;
+      if (r.screen) {
+        return `[${interrupted}waiting for input: a full-screen program shows the screen above; type with terminal_send (keys for Escape, arrows, C-x), or terminal_cancel it]`;
+      }
+      if (r.commandLine === 'incomplete') {
+        return `[${interrupted}the shell waits for the rest of the command (an open quote or bracket, or a trailing backslash); terminal_send the rest, or terminal_cancel to drop it]`;
+      }
+      if (r.commandLine === 'unsubmitted') {
+        return `[${interrupted}typed on the command line, not run (no Enter); terminal_send more, keys ["Enter"] to run it, or terminal_cancel to drop it]`;
+      }
+      return `[${interrupted}waiting for input: a program is reading from the terminal; answer with terminal_send, or terminal_cancel it]`;
     case 'inferred_idle':
       return `[${interrupted}quiet: no output for a while and its state cannot be seen; it may still be working — terminal_read later or terminal_send more]`;
     case 'timeout':
-      return `[${interrupted}still running after ${timeoutMs} ms; terminal_read it later, or terminal_cancel it]`;
-    case 'session_exited':
-      return `[the shell exited${r.commandExitCode === null ? '' : ` with code ${r.commandExitCode}`}; terminal_close ${id} and terminal_open a new one]`;
+      if (r.cancelled) {
+        return `[Ctrl-C was sent, but it still runs after ${timeoutMs} ms (it may ignore Ctrl-C); terminal_send keys ["C-c"] again, or terminal_close ${id} to end everything in it]`;
+      }
+      return `[still running after ${timeoutMs} ms; terminal_read it later, or terminal_cancel it]`;
+    case 'session_exited': {
+      const code = r.commandExitCode === null ? '' : ` with code ${r.commandExitCode}`;
+      const how = r.exitSignal ? ` (killed by ${r.exitSignal})` : code;
+      return `[the shell exited${how}; terminal_close ${id} and terminal_open a new one]`;
+    }
   }
 }
 
@@ -47,10 +61,14 @@ export function capOutput(r: Pick<SendResult, 'output' | 'omitted' | 'screen'>):
 /** The whole text of a send's result. */
 export function renderSend(id: string, r: SendResult, timeoutMs: number): string {
   const parts: string[] = [];
-  if (r.earlier !== '' || r.earlierOmitted > 0) {
-    parts.push(
-      `[printed since your last send:]\n${tail(r.earlier, EARLIER_MAX_CHARS, r.earlierOmitted, 'it')}\n[this send:]`,
-    );
+  const printed = r.earlier !== '' || r.earlierOmitted > 0;
+  if (printed || r.previousExitCode !== null) {
+    const lines = ['[printed since your last send:]'];
+    if (printed) lines.push(tail(r.earlier, EARLIER_MAX_CHARS, r.earlierOmitted, 'it'));
+    if (r.previousExitCode !== null) {
+      lines.push(`[the command your earlier send left running has finished; exit code: ${r.previousExitCode}]`);
+    }
+    parts.push(`${lines.join('\n')}\n[this send:]`);
   }
   const out = capOutput(r);
   if (out !== '') parts.push(out.replace(/\n$/, ''));

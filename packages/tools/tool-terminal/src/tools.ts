@@ -189,7 +189,9 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
             : all
                 .map((t) => {
                   const what =
-                    t.state === 'exited' ? `exited (code ${t.exitCode ?? '?'})` : (t.foreground ?? 'at the prompt');
+                    t.state !== 'exited'
+                      ? (t.foreground ?? 'at the prompt')
+                      : `exited (${t.exitSignal ? `killed by ${t.exitSignal}` : `code ${t.exitCode ?? '?'}`})`;
                   return `${t.id}${t.name ? ` (${t.name})` : ''}  ${what}`;
                 })
                 .join('\n');
@@ -203,6 +205,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
               state: t.state,
               foreground: t.foreground,
               exit_code: t.exitCode,
+              exit_signal: t.exitSignal,
             })),
           },
         };

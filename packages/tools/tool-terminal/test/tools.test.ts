@@ -110,7 +110,14 @@ describe('terminal tools', () => {
     expect(vim.text).toMatch(/\[waiting for input: a full-screen program shows the screen above;.*keys/);
     const listed = await r.call('terminal_list', {});
     expect(listed.data.terminals).toEqual([
-      { terminal_id: id, name: null, state: 'running', foreground: expect.stringMatching(/^vim/), exit_code: null },
+      {
+        terminal_id: id,
+        name: null,
+        state: 'running',
+        foreground: expect.stringMatching(/^vim/),
+        exit_code: null,
+        exit_signal: null,
+      },
     ]);
     const shot = await r.call('terminal_read', { terminal_id: id, screen: true });
     expect(shot.text).toMatch(/^\[screen \d+×\d+, a full-screen program\]\nalpha\nbeta\n/);
@@ -120,6 +127,26 @@ describe('terminal tools', () => {
     expect(quit.data).toMatchObject({ screen: false, exit_code: 0 });
     expect(readFileSync(join(r.workspace, 'f.txt'), 'utf8')).toBe('beta\n');
     expect((await r.call('terminal_list', {})).text).toBe(`${id}  at the prompt`);
+  });
+
+  it('status lines say what the shell is doing: incomplete line, not submitted, no command, ignored Ctrl-C, killed', async () => {
+    const r = await rig();
+    const id = (await r.call('terminal_open', {})).data.terminal_id as string;
+    const send = (args: object) => r.call('terminal_send', { terminal_id: id, ...args });
+    expect((await send({ input: 'echo "open' })).text).toMatch(/the shell waits for the rest of the command/);
+    expect((await send({ input: 'closed"' })).text).toMatch(/exit code: 0\]$/);
+    expect((await send({ input: 'ls', submit: false })).text).toMatch(/typed on the command line, not run/);
+    await r.call('terminal_cancel', { terminal_id: id });
+    expect((await send({})).text).toMatch(/\[ready at the prompt; no command ran\]$/);
+    expect((await send({ keys: [] })).data.error).toEqual({ code: 'INVALID_ARGUMENT' });
+    await send({ input: 'trap "" INT; sleep 30', timeout_ms: 200 });
+    const ignored = await r.call('terminal_cancel', { terminal_id: id });
+    expect(ignored.text).toMatch(/Ctrl-C was sent, but it still runs after 5000 ms/);
+    await r.call('terminal_close', { terminal_id: id });
+    const next = (await r.call('terminal_open', {})).data.terminal_id as string;
+    const killed = await r.call('terminal_send', { terminal_id: next, input: 'kill -9 $$' });
+    expect(killed.text).toMatch(/the shell exited \(killed by SIGKILL\)/);
+    expect((await r.call('terminal_list', {})).text).toBe(`${next}  exited (killed by SIGKILL)`);
   });
 
   it('counts of what is not shown are exact: seq 1 200000', async () => {

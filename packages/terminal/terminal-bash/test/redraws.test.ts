@@ -1,0 +1,85 @@
+/**
+ * Programs that rewrite what is already on the screen (less, readline's Ctrl-R, `clear`, top),
+ * and what a send says about the shell's command line, a killed shell, a late exit code, an
+ * Escape, and a wide character at the margin.
+ */
+import { describe, expect, it } from 'vitest';
+import { termRig, waitFor } from './helpers.js';
+
+describe('redraws and what a send says', () => {
+  it('less -X paging and Ctrl-R return whole rewritten lines', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const key = (keys: string[], text = '') => r.terminals.send(r.me, sh.id, { text, keys, timeoutMs: 20_000 });
+    await sh.send('seq 1000 1100 | less -X');
+    const paged = await key(['Space']);
+    const lines = paged.output.split('\n').filter((l) => l !== '' && l !== ':');
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect(line).toMatch(/^1\d{3}$/);
+    expect(await key(['q'])).toMatchObject({ commandExitCode: 0, atPrompt: true });
+    await sh.send('echo marker-one-xyz');
+    const search = await key(['C-r']);
+    expect(search.output).toContain('(reverse-i-search)');
+    expect(search.commandLine).toBe('unsubmitted');
+    const found = await r.terminals.send(r.me, sh.id, { text: 'marker', submit: false, timeoutMs: 20_000 });
+    expect(found.output).toContain("(reverse-i-search)`marker': echo marker-one-xyz");
+    expect(found.commandLine).toBe('unsubmitted');
+    expect((await key(['Enter'])).output).toContain('marker-one-xyz\n');
+  });
+
+  it('clear, and a program homing the cursor, keep their output and exit code', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    await sh.send('echo before');
+    expect(await sh.send('clear; echo after-clear')).toMatchObject({
+      output: 'after-clear\n',
+      commandExitCode: 0,
+    });
+    expect(await sh.send('echo probe')).toMatchObject({ output: 'probe\n', commandExitCode: 0 });
+    const homed = await sh.send('printf "\\033[H\\033[2JL1\\nL2\\nL3\\n"; read x');
+    expect(homed.output).toBe('L1\nL2\nL3\n');
+    expect(homed.commandLine).toBeNull(); // the read builtin waits; the command line is done
+    expect(await sh.send('answer')).toMatchObject({ commandExitCode: 0 });
+    await sh.send('printf "\\033c"; echo after-reset');
+    expect(await sh.send('echo still')).toMatchObject({ output: 'still\n', commandExitCode: 0 });
+  });
+
+  it('an incomplete command line and text without Enter say so; an empty Enter runs no command', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect(await sh.send('echo "unterminated')).toMatchObject({ commandLine: 'incomplete', commandExitCode: null });
+    expect((await sh.send('rest"')).output).toContain('unterminated\nrest\n');
+    const typed = await r.terminals.send(r.me, sh.id, { text: 'ech', submit: false, timeoutMs: 20_000 });
+    expect(typed).toMatchObject({ commandLine: 'unsubmitted', commandExitCode: null });
+    expect(
+      (await r.terminals.send(r.me, sh.id, { text: 'o typed', keys: ['Enter'], timeoutMs: 20_000 })).output,
+    ).toContain('typed\n');
+    await sh.send('false');
+    expect(await sh.send('')).toMatchObject({ atPrompt: true, commandExitCode: null });
+  });
+
+  it('a command that finishes after its send timed out is reported with the next send', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect((await sh.send('sleep 0.3; (exit 4)', 100)).reason).toBe('timeout');
+    await waitFor(() => r.terminals.list(r.me)[0]?.foreground === null, 'the shell back at its prompt');
+    expect(await sh.send('echo next')).toMatchObject({ output: 'next\n', previousExitCode: 4, commandExitCode: 0 });
+    expect((await sh.send('echo again')).previousExitCode).toBeNull();
+  });
+
+  it('a killed shell says by which signal; Escape in vim settles after the mode changed', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    await sh.send('vim');
+    const escaped = await r.terminals.send(r.me, sh.id, { text: 'ihello', keys: ['Escape'], timeoutMs: 20_000 });
+    expect(escaped.screen).toBe(true);
+    expect(escaped.output).not.toContain('-- INSERT --');
+    expect(escaped.output.split('\n')[0]).toBe('hello');
+    await sh.send(':q!');
+    const cols = r.terminals.screen(r.me, sh.id).cols;
+    const wide = await sh.send(`python3 -c "print('a' * ${cols - 1} + '日Z')"`);
+    expect(wide.output).toBe(`${'a'.repeat(cols - 1)}日Z\n`);
+    expect(await sh.send('kill -9 $$')).toMatchObject({ reason: 'session_exited', exitSignal: 'SIGKILL' });
+    expect(r.terminals.list(r.me)[0]).toMatchObject({ state: 'exited', exitSignal: 'SIGKILL' });
+  });
+});
