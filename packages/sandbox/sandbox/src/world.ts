@@ -13,6 +13,9 @@
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { connectChannel, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
+
+/** The name of a host's nursery cgroup (see @dsh/subprocess-local). */
+const NURSERY = 'host';
 import type { ResolvedSandbox } from './types.js';
 
 /**
@@ -22,7 +25,10 @@ import type { ResolvedSandbox } from './types.js';
  */
 const SHIM = [
   'bwrap=$1; shift',
-  'cg=$(sed -n "s/^0:://p" /proc/self/cgroup 2>/dev/null)',
+  // A child starts in the host's nursery (`…/host`) and is moved into its tree's cgroup as the
+  // spawn returns: wait for that move before looking (bounded; uncontained hosts have no nursery).
+  'i=0; cg=$(sed -n "s/^0:://p" /proc/self/cgroup 2>/dev/null)',
+  `while [ "\${cg##*/}" = "${NURSERY}" ] && [ $i -lt 200 ]; do sleep 0.005; i=$((i+1)); cg=$(sed -n "s/^0:://p" /proc/self/cgroup 2>/dev/null); done`,
   `mnt=$(awk '{for(i=7;i<=NF;i++) if($i=="-"){ if($(i+1)=="cgroup2" && $4=="/") print $5; break }}' /proc/self/mountinfo 2>/dev/null | head -n 1)`,
   'dir=""',
   'if [ -n "$cg" ] && [ "$cg" != "/" ] && [ -n "$mnt" ] && [ -w "$mnt$cg/cgroup.procs" ]; then dir="$mnt$cg"; fi',

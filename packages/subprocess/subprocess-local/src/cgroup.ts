@@ -2,30 +2,30 @@
  * cgroup v2 containment (Linux): each process tree gets its own cgroup, so members that
  * escaped the session (setsid, double fork, reparented to init) are still found and killed.
  *
- * A child must start inside its cgroup, or it could fork before being moved. Node cannot run
- * code between fork and exec, so the runtime moves *itself* into the tree's cgroup for the
- * synchronous `spawn()` call and straight back: the child is born inside. That move is
- * process-wide, so containment is used on the main thread only (worker threads fall back).
+ * A child is born in the host's nursery and moved into its cgroup as the spawn returns, with
+ * every stray it forked before (see nursery.ts); in strict mode it is born inside instead: the
+ * host moves *itself* into the tree's cgroup for the synchronous `spawn()` call and straight
+ * back (two moves of a multi-threaded process: slower). Moves are process-wide, so containment
+ * is used on the main thread only (worker threads fall back).
  * Where no writable cgroup v2 tree with `cgroup.kill` exists, `detect()` returns null and the
  * provider relies on session, group and parent-link tracking alone.
  *
  * Limits: a member running as the same user can write itself into another cgroup it may write
  * to (e.g. our home cgroup) and so leave the tree; that needs intent, not accident.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
-import { childGroups, ownCgroupDir, populated, removeDeep } from './cgroup-fs.js';
+import { childGroups, populated, removeDeep } from './cgroup-fs.js';
+import { homeCgroup, NURSERY_NAME, Nursery } from './nursery.js';
 import { TreeCgroup } from './tree-cgroup.js';
-import { WATCHDOG } from './watchdog.js';
 
 /** Empty tree cgroups kept for reuse: saves a mkdir and an rmdir per spawn, bounded so idle runtimes hold few. */
 export const CGROUP_POOL_MAX = 16;
 /** A killed stale cgroup is looked at this often, this many times, before it is left for the next sweep. */
 const STALE_SWEEP_RETRY_MS = 50;
 const STALE_SWEEP_TRIES = 40;
-/** Name prefix of a runtime's private parent cgroup: `dsh-<host pid>-<random>`. */
+/** Name of a host's parent cgroup: `dsh-<host pid>-<random>`. */
 const BASE_NAME = /^dsh-(\d+)-[0-9a-f]+$/;
 
 /** Containers not yet disposed; on process exit their empty cgroups are removed (best effort). */
@@ -52,84 +52,80 @@ function pidAlive(pid: number): boolean {
 
 /**
  * Ends and removes what dsh hosts that died left behind (their watchdog, normally, already did):
- * a parent cgroup whose host pid is dead is killed whole, then removed once empty.
+ * the tree cgroups under a parent cgroup whose host pid is dead are killed, then removed once
+ * empty. Its nursery holds the dead host's own children, if any: they are left alone.
  */
 export function sweepStale(home: string): void {
   for (const name of childGroups(home)) {
     const m = BASE_NAME.exec(name);
     if (!m || pidAlive(Number(m[1]))) continue;
     const dir = join(home, name);
-    if (populated(dir) !== false) {
+    for (const child of childGroups(dir)) {
+      const sub = join(dir, child);
+      if (child === NURSERY_NAME || populated(sub) === false) continue;
       try {
-        writeFileSync(join(dir, 'cgroup.kill'), '1');
+        writeFileSync(join(sub, 'cgroup.kill'), '1');
       } catch {
-        continue; // not ours to end
+        // not ours to end
       }
-      removeWhenEmpty(dir, STALE_SWEEP_TRIES);
-    } else removeDeep(dir);
+    }
+    removeWhenEmpty(dir, STALE_SWEEP_TRIES);
   }
 }
 
-/** Removes `dir` once its (killed) members are gone, looking again a few times. */
+/** Removes the empty cgroups in and under `dir` once its (killed) members are gone, looking again a few times. */
 function removeWhenEmpty(dir: string, tries: number): void {
-  if (populated(dir) === false || tries <= 0) {
-    removeDeep(dir);
-    return;
-  }
+  for (const child of childGroups(dir)) if (populated(join(dir, child)) === false) removeDeep(join(dir, child));
+  if (removeDeep(dir) || tries <= 0) return;
   setTimeout(() => removeWhenEmpty(dir, tries - 1), STALE_SWEEP_RETRY_MS).unref();
 }
 
-/** Creates per-tree cgroups under one private parent cgroup of this process. */
+/** Creates per-tree cgroups for one runtime, under the host's parent cgroup. */
 export class CgroupContainer {
   private counter = 0;
   private readonly pool: TreeCgroup[] = [];
-  private homeFd = -1;
   private broken = false;
+  private disposed = false;
 
   private constructor(
-    private readonly home: string,
-    private readonly base: string,
+    private readonly nursery: Nursery,
+    private readonly dir: string,
+    /** Children are born inside their cgroup (the host moves itself for each spawn). */
+    private readonly strict: boolean,
   ) {}
 
-  /** A container when a writable cgroup v2 tree with `cgroup.kill` is available (main thread only), else null. */
-  static detect(): CgroupContainer | null {
+  /**
+   * A container when a writable cgroup v2 tree with `cgroup.kill` is available (main thread only),
+   * else null. `strict` has children born inside their cgroup.
+   */
+  static detect(strict = false): CgroupContainer | null {
     if (!isMainThread) return null;
-    const home = ownCgroupDir();
+    const home = homeCgroup();
     if (!home || !existsSync(join(home, 'cgroup.procs'))) return null;
     sweepStale(home);
-    const base = join(home, `dsh-${process.pid}-${randomBytes(4).toString('hex')}`);
-    try {
-      mkdirSync(base);
-    } catch {
+    const nursery = Nursery.acquire(home);
+    if (!nursery) return null;
+    const dir = nursery.runtimeDir();
+    if (!dir) {
+      nursery.release();
       return null;
     }
-    const container = new CgroupContainer(home, base);
-    try {
-      if (!existsSync(join(base, 'cgroup.kill'))) throw new Error('no cgroup.kill (kernel < 5.14)');
-      container.homeFd = openSync(join(home, 'cgroup.procs'), 'w');
-      container.enter(base); // probe: can we move ourselves there and back?
-      container.enter(home);
-      trackForExit(container);
-      WATCHDOG.watchCgroup(base); // ended whole should the host die
-      return container;
-    } catch {
-      container.goHome();
-      container.dispose();
-      return null;
-    }
+    const container = new CgroupContainer(nursery, dir, strict);
+    trackForExit(container);
+    return container;
   }
 
-  /** The private parent cgroup directory. */
+  /** This runtime's parent cgroup of its trees. */
   get baseDir(): string {
-    return this.base;
+    return this.dir;
   }
 
   /** A fresh (or recycled, empty) cgroup for one tree; null when none can be made or the container broke. */
   create(): TreeCgroup | null {
-    if (this.broken) return null;
+    if (this.broken || this.disposed) return null;
     const pooled = this.pool.pop();
     if (pooled) return pooled;
-    const dir = join(this.base, `t${++this.counter}`);
+    const dir = join(this.dir, `t${++this.counter}`);
     try {
       mkdirSync(dir);
       return new TreeCgroup(dir, (g) => this.recycle(g));
@@ -138,23 +134,29 @@ export class CgroupContainer {
     }
   }
 
-  /** Takes back a tree's cgroup once its tree was proven empty (or never started): pooled when clean, else removed. */
+  /** Takes back a tree's cgroup once its tree was proven empty (or never started): pooled, else removed. */
   private recycle(group: TreeCgroup): void {
-    const reusable = !this.broken && this.pool.length < CGROUP_POOL_MAX && group.dropSubgroups();
-    if (reusable) this.pool.push(group);
+    // Empty child cgroups a member made may stay: they hold nothing, and go at dispose.
+    if (!this.broken && !this.disposed && this.pool.length < CGROUP_POOL_MAX) this.pool.push(group);
     else group.remove();
   }
 
   /**
-   * Runs `start` (a synchronous spawn) with this process inside `group`, so the child is born
-   * there, then moves back home. If the move in fails, `start` still runs, uncontained. If the
-   * move back fails, the container stops containing (and the tree's `cgroup.kill` refuses to
-   * run while the host is inside).
+   * Runs `start` (a synchronous spawn) so that its child ends up in `group`, with everything it
+   * starts: moved in with its strays as the spawn returns, or (strict) born inside. Not contained
+   * when that fails; the tree then falls back to session tracking.
    */
-  spawnInside<T>(group: TreeCgroup, start: () => T): { value: T; contained: boolean } {
+  spawnInside<T extends { pid?: number | undefined }>(
+    group: TreeCgroup,
+    start: () => T,
+  ): { value: T; contained: boolean } {
+    if (!this.strict) {
+      const value = start();
+      return { value, contained: value.pid !== undefined && this.nursery.adopt(group, value.pid) };
+    }
     let contained = false;
     try {
-      this.enter(group.dir);
+      this.nursery.enter(group);
       contained = true;
     } catch {
       // fall through: run uncontained rather than not at all
@@ -162,35 +164,17 @@ export class CgroupContainer {
     try {
       return { value: start(), contained };
     } finally {
-      if (contained && !this.goHome()) this.broken = true;
+      if (contained && !this.nursery.returnHome()) this.broken = true;
     }
   }
 
-  /** Removes the private parent cgroup and every empty cgroup in it. */
+  /** Removes this runtime's cgroups; the last container closes the nursery. Idempotent. */
   dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     undisposed.delete(this);
-    WATCHDOG.unwatchCgroup(this.base);
-    this.pool.length = 0;
-    if (this.homeFd >= 0) closeSync(this.homeFd);
-    this.homeFd = -1;
-    removeDeep(this.base);
-  }
-
-  /** Moves this process home, retrying once; false when it could not. */
-  private goHome(): boolean {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        this.enter(this.home);
-        return true;
-      } catch {
-        // retry once
-      }
-    }
-    return false;
-  }
-
-  private enter(dir: string): void {
-    if (dir === this.home && this.homeFd >= 0) writeSync(this.homeFd, String(process.pid));
-    else writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
+    for (const g of this.pool.splice(0)) g.remove();
+    removeDeep(this.dir);
+    this.nursery.release();
   }
 }

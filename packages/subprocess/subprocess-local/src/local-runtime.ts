@@ -33,11 +33,13 @@ export interface LocalSubprocessRuntimeOptions {
   parentEnv?: NodeJS.ProcessEnv;
   /**
    * How trees are tracked. `'auto'`: also give each tree its own cgroup v2 group when a writable
-   * one with `cgroup.kill` exists (Linux), so `setsid`/double-fork escapees are ended too;
-   * `'session'`: session, process group and parent links only.
+   * one with `cgroup.kill` exists (Linux), so `setsid`/double-fork escapees are ended too; the
+   * child is moved in as the spawn returns, with what it forked by then (see adopt.ts for the one
+   * race this leaves). `'strict'`: the same, with each child born inside its cgroup (slower: the
+   * host moves itself for every spawn). `'session'`: session, process group and parent links only.
    * @default 'auto'
    */
-  containment?: 'auto' | 'session';
+  containment?: 'auto' | 'strict' | 'session';
 }
 
 /** The local process substrate. `new LocalSubprocessRuntime()` needs no arguments. */
@@ -52,12 +54,12 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
   constructor(private readonly options: LocalSubprocessRuntimeOptions = {}) {
     super();
     const containment = options.containment ?? 'auto';
-    if (containment !== 'auto' && containment !== 'session') {
-      throw new DshError('INVALID_ARGUMENT', "containment must be 'auto' or 'session'.", {
+    if (containment !== 'auto' && containment !== 'strict' && containment !== 'session') {
+      throw new DshError('INVALID_ARGUMENT', "containment must be 'auto', 'strict' or 'session'.", {
         data: { field: 'containment' },
       });
     }
-    this.container = containment === 'auto' ? CgroupContainer.detect() : null;
+    this.container = containment === 'session' ? null : CgroupContainer.detect(containment === 'strict');
   }
 
   /** `'cgroup'` when trees get their own cgroup, else `'session'`. */

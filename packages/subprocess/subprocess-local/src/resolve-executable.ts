@@ -48,6 +48,24 @@ export function resolveExecutableSync(program: string, env: Readonly<Record<stri
     return realpathSync.native(program);
   }
   const path = env.PATH ?? '';
+  const key = `${path}\0${program}`;
+  const known = found.get(key);
+  // One stat proves a found path still holds an executable file; a miss searches again.
+  if (known !== undefined && isExecutableFile(known.path) && Date.now() - known.at < RESOLVE_CACHE_MS)
+    return known.path;
+  const resolved = search(program, path);
+  if (found.size >= RESOLVE_CACHE_MAX) found.clear();
+  found.set(key, { path: resolved, at: Date.now() });
+  return resolved;
+}
+
+/** Bare names found on a PATH, kept briefly: every spawn of the same program would search again. */
+const RESOLVE_CACHE_MAX = 256;
+/** How long a found path is trusted (a program installed earlier on PATH meanwhile is seen after this). */
+const RESOLVE_CACHE_MS = 2_000;
+const found = new Map<string, { path: string; at: number }>();
+
+function search(program: string, path: string): string {
   for (const dir of path.split(delimiter)) {
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, program);

@@ -1,8 +1,9 @@
 /**
  * The watchdog: a tiny `sh` process per host, tied to the host's lifetime by a pipe. The host
  * tells it which cgroups and process groups it owns; when the host dies in any way (SIGKILL, OOM,
- * a crash, an exit without dispose) the pipe closes, and the watchdog ends all of them — the
- * cgroups with `cgroup.kill` (escapees included), the groups with SIGKILL — then removes the
+ * a crash, an exit without dispose) the pipe closes, and the watchdog ends all of them — every
+ * cgroup under a registered one with `cgroup.kill` (escapees included; the host's own nursery,
+ * which holds only the host's own children, is left), the groups with SIGKILL — then removes the
  * emptied cgroups. It needs nothing of the host alive, lives in its own session (a Ctrl-C or a
  * group kill meant for the host does not reach it) and ignores the usual stop signals.
  *
@@ -11,6 +12,9 @@
  * lives. Where `/bin/sh` cannot be started, there is no watchdog (`WATCHDOG.available` is false).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+
+/** The host's own cgroup inside a registered one: it holds the host's own children, which are not ended. */
+const NURSERY = 'host';
 
 /** The program: registrations come as lines (`c DIR`/`C DIR` cgroups, `g PGID`/`G PGID` groups); EOF means the host is gone. */
 const SCRIPT = `trap '' INT HUP TERM PIPE QUIT
@@ -27,13 +31,20 @@ while IFS= read -r line; do
   esac
 done
 IFS=$nl
-for d in $cgs; do echo 1 > "$d/cgroup.kill" 2>/dev/null; done
+for d in $cgs; do
+  for sub in "$d"/*/; do
+    [ -d "$sub" ] && [ "$sub" != "$d/${NURSERY}/" ] && echo 1 > "\${sub}cgroup.kill" 2>/dev/null
+  done
+done
 unset IFS
 for p in $pgs; do [ "$p" -gt 1 ] 2>/dev/null && kill -KILL -- "-$p" 2>/dev/null; done
 IFS=$nl
 for d in $cgs; do
-  i=0
-  while [ $i -lt 100 ] && [ -e "$d" ] && ! grep -q '^populated 0' "$d/cgroup.events" 2>/dev/null; do sleep 0.02; i=$((i+1)); done
+  for sub in "$d"/*/; do
+    [ -d "$sub" ] && [ "$sub" != "$d/${NURSERY}/" ] || continue
+    i=0
+    while [ $i -lt 100 ] && [ -e "$sub" ] && ! grep -q '^populated 0' "\${sub}cgroup.events" 2>/dev/null; do sleep 0.02; i=$((i+1)); done
+  done
   find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
 done
 `;

@@ -29,26 +29,35 @@ describe('unknown is never gone', () => {
 });
 
 describe('cgroup subtrees', () => {
-  it('a member that moved into a sub-cgroup still counts, is ended, and leaves no cgroup', async () => {
-    const rt = runtime();
-    const script =
-      'CG=$(sed -n "s/^0:://p" /proc/self/cgroup); MNT=$(awk \'$9=="cgroup2"{print $5; exit}\' /proc/self/mountinfo);' +
-      ' (setsid sh -c \'mkdir -p "$0/sub" && echo $$ > "$0/sub/cgroup.procs" && echo $$ && exec sleep 60\' "$MNT$CG" &);' +
-      ' sleep 0.3';
-    const h = rt.spawn(spec(['sh', '-c', script], { graceMs: 100 }));
-    await h.done;
-    const pid = Number(h.stdoutReader?.read(0).text.trim());
-    strays.push(pid);
-    expect(isAlive(pid)).toBe(true);
-    const wait = tracker(h.waitForExit());
-    await new Promise((r) => setTimeout(r, 200));
-    expect(wait.settled).toBe(false);
-    await h.terminate();
-    expect(isAlive(pid)).toBe(false);
-    await rt.dispose();
-    const home = ownCgroupDir() as string;
-    expect(readdirSync(home).filter((n) => n.startsWith(`dsh-${process.pid}-`))).toEqual([]);
-  });
+  // By default a child starts in the host's nursery and is moved into its cgroup as the spawn
+  // returns: a program that acts on its own cgroup waits for that move (as the sandbox shim
+  // does). In strict mode it is born inside and may look at once.
+  it.each([
+    ['auto', 'while [ "$(basename "$CG")" = host ]; do sleep 0.005; CG=$(sed -n "s/^0:://p" /proc/self/cgroup); done;'],
+    ['strict', ''],
+  ] as const)(
+    '%s: a member that moved into a sub-cgroup still counts, is ended, and leaves no cgroup',
+    async (containment, wait) => {
+      const rt = runtime({ containment });
+      const script =
+        `CG=$(sed -n "s/^0:://p" /proc/self/cgroup); ${wait} MNT=$(awk '$9=="cgroup2"{print $5; exit}' /proc/self/mountinfo);` +
+        ' (setsid sh -c \'mkdir -p "$0/sub" && echo $$ > "$0/sub/cgroup.procs" && echo $$ && exec sleep 60\' "$MNT$CG" &);' +
+        ' sleep 0.3';
+      const h = rt.spawn(spec(['sh', '-c', script], { graceMs: 100 }));
+      await h.done;
+      const pid = Number(h.stdoutReader?.read(0).text.trim());
+      strays.push(pid);
+      expect(isAlive(pid)).toBe(true);
+      const wait2 = tracker(h.waitForExit());
+      await new Promise((r) => setTimeout(r, 200));
+      expect(wait2.settled).toBe(false);
+      await h.terminate();
+      expect(isAlive(pid)).toBe(false);
+      await rt.dispose();
+      const home = ownCgroupDir() as string;
+      expect(readdirSync(home).filter((n) => n.startsWith(`dsh-${process.pid}-`))).toEqual([]);
+    },
+  );
 
   it('removes empty cgroups left behind by a dsh host that died', () => {
     const home = ownCgroupDir() as string;
