@@ -96,6 +96,15 @@ export class BubblewrapSandbox implements Sandbox {
     const held = this.worlds.get(key);
     if (held && !held.lost) return held;
     if (held) this.worlds.delete(key); // lost (it failed or died): the next run gets a new one
+    try {
+      accessSync(this.bwrapPath, constants.X_OK); // a runner removed since the probe
+    } catch {
+      throw new DshError(
+        'SANDBOX_UNAVAILABLE',
+        `No sandbox for mode ${policy.mode}: bubblewrap (${this.bwrapPath}) is gone or not executable; reinstall it (apt-get install bubblewrap) and retry.`,
+        { data: { mode: policy.mode, bwrapPath: this.bwrapPath } },
+      );
+    }
     const world = new SandboxWorld(key, policy, host, {
       bwrapPath: this.bwrapPath,
       outputDirs: this.outputDirs,

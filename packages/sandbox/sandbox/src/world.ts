@@ -16,6 +16,7 @@ import { CGROUP_SLOT, fenceArgs } from './fence.js';
 
 /** The name of a host's nursery cgroup (see @dsh/subprocess-local). */
 const NURSERY = 'host';
+
 import type { ResolvedSandbox } from './types.js';
 
 /**

@@ -75,5 +75,11 @@ export function bashSpawnSpec(
 export function capture(reader: OutputReader | null): CapturedText {
   if (!reader) return { text: '', truncated: false, totalBytes: 0, spillPath: null };
   const read = reader.read(0);
-  return { text: read.text, truncated: read.lossy, totalBytes: reader.totalBytes, spillPath: read.spillPath };
+  return {
+    text: read.text,
+    truncated: read.lossy,
+    totalBytes: reader.totalBytes,
+    spillPath: read.spillPath,
+    spillError: reader.spillError ?? null,
+  };
 }

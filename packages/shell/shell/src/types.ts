@@ -52,6 +52,8 @@ export interface CapturedText {
   totalBytes: number;
   /** The complete stream on disk, when one was kept. */
   spillPath: string | null;
+  /** Why no complete copy could be written (a full disk: ENOSPC), when that is why there is none. */
+  spillError?: string | null;
   /** Bytes kept in memory when `text` is not them (a rendering that leaves the text out). @default the bytes of `text` */
   keptBytes?: number;
 }

@@ -30,6 +30,13 @@ function startErrorOf(error: unknown): StartError {
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ENOENT') return { code: 'EXECUTABLE_NOT_FOUND', message };
   if (code === 'EACCES') return { code: 'NOT_EXECUTABLE', message };
+  if (code === 'EMFILE' || code === 'ENFILE' || code === 'EAGAIN' || code === 'ENOMEM') {
+    // The host is out of descriptors, processes or memory: nothing is wrong with the program.
+    return {
+      code: 'RESOURCE_EXHAUSTED',
+      message: `the host could not start another process (${code}: ${message}); end idle jobs or terminals, or raise the limit (ulimit -n / -u), then retry`,
+    };
+  }
   return { code: 'SPAWN_FAILED', message };
 }
 

@@ -26,8 +26,8 @@ export class ProcessTree {
   constructor(
     /** Pid of the direct child, which is also the session id and process group id. */
     readonly root: number,
-    /** The tree's own cgroup, when containment is available. */
-    private readonly cgroup: TreeCgroup | null,
+    /** The tree's own cgroup, when containment is available (dropped if it vanishes under the tree). */
+    private cgroup: TreeCgroup | null,
   ) {
     // Only session tracking needs the pid-reuse guard: a contained tree is its cgroup.
     this.rootStart = cgroup === null && procAvailable() ? readProc(root)?.start : undefined;
@@ -44,11 +44,26 @@ export class ProcessTree {
     return this.cgroup !== null;
   }
 
+  /**
+   * True when the tree's cgroup was removed under it (someone moved its members out and deleted
+   * it): the tree is tracked by session, group and parent links from then on.
+   */
+  private cgroupVanished(): boolean {
+    const group = this.cgroup;
+    if (!group || group.exists()) return false;
+    group.remove();
+    this.cgroup = null;
+    WATCHDOG.watchGroup(this.root);
+    return true;
+  }
+
   /** Whether the tree is empty now; remembers (and releases the cgroup) once it is. Unknown counts as not gone. */
   checkGone(procs?: ProcSnapshot): boolean {
     if (this.gone) return true;
     let empty: boolean;
-    if (this.cgroup) empty = this.cgroup.populated() === false;
+    const group = this.cgroup;
+    const inside = group?.populated();
+    if (group && !(inside === false && this.cgroupVanished())) empty = inside === false;
     else if (!procAvailable()) empty = !signalGroup(this.root, 0);
     else {
       const snapshot = procs === undefined ? takeSnapshot() : procs;
@@ -70,7 +85,7 @@ export class ProcessTree {
   memberCount(): number | null {
     if (this.gone) return 0;
     let count: number | null;
-    if (this.cgroup) count = this.cgroup.pids()?.length ?? null;
+    if (this.cgroup && !this.cgroupVanished()) count = this.cgroup.pids()?.length ?? null;
     else {
       const procs = takeSnapshot();
       count = procs === null ? null : treeMembers(procs, this.root, this.rootStart).length;
@@ -86,7 +101,7 @@ export class ProcessTree {
    */
   signal(signal: 'SIGTERM' | 'SIGKILL', childAlive: boolean): boolean {
     if (this.gone) return false;
-    if (this.cgroup) return this.signalContained(this.cgroup, signal, childAlive);
+    if (this.cgroup && !this.cgroupVanished()) return this.signalContained(this.cgroup, signal, childAlive);
     const procs = takeSnapshot();
     if (!procs) {
       const sent = signalGroup(this.root, signal) || (childAlive && signalProcess(this.root, signal));

@@ -3,7 +3,7 @@
  * its tree lives, its `cgroup.procs` and `cgroup.events` stay open, so moving strays in and
  * asking whether it is populated (the tree watcher asks often) are one system call each.
  */
-import { closeSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownCgroupDir, pidsDeep, populated, removeDeep } from './cgroup-fs.js';
 
@@ -38,6 +38,11 @@ export class TreeCgroup {
       this.closeFds();
       return populated(this.dir); // gone (false), or unreadable (null)
     }
+  }
+
+  /** Whether the cgroup still exists. */
+  exists(): boolean {
+    return existsSync(this.dir);
   }
 
   /** Pids in this cgroup and below (exited tasks leave at exit, so no zombies); null when unknown. */

@@ -9,6 +9,7 @@ import { OutputCollector, type OutputRead, type OutputReader } from '@dsh/subpro
 export class MirrorReader implements OutputReader {
   private readonly tail: OutputCollector;
   private spill: string | null = null;
+  private failure: string | null = null;
 
   constructor(maxBytes: number) {
     this.tail = new OutputCollector({ maxBytes });
@@ -40,9 +41,15 @@ export class MirrorReader implements OutputReader {
     this.tail.skip(bytes);
   }
 
-  /** The server's complete copy moved (opened, or discarded: null). */
-  setSpill(path: string | null): void {
+  /** The server's complete copy moved (opened, or discarded: null; `error` when writing it failed). */
+  setSpill(path: string | null, error: string | null = null): void {
     this.spill = path;
+    if (error !== null) this.failure = error;
+  }
+
+  /** Why the server's complete copy could not be written, else null. */
+  get spillError(): string | null {
+    return this.failure;
   }
 
   /** The stream ended on the server (or the channel was lost). */

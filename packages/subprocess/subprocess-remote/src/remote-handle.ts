@@ -171,7 +171,10 @@ export class RemoteSubprocessHandle implements SubprocessHandle {
         this.settle(outcomeOf(m));
         return;
       case 'spill':
-        this.mirrors[name]?.setSpill(typeof m.path === 'string' ? m.path : null);
+        this.mirrors[name]?.setSpill(
+          typeof m.path === 'string' ? m.path : null,
+          typeof m.error === 'string' ? m.error : null,
+        );
         return;
       case 'skip':
         this.mirrors[name]?.skip(Number(m.bytes));

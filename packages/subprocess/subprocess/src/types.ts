@@ -85,6 +85,8 @@ export interface OutputReader {
    * (graceMs) ran out while another process still held the pipe, and the pipe was closed.
    */
   readonly cutOff: boolean;
+  /** Why the complete copy on disk could not be written (e.g. `ENOSPC: no space left on device`), else null. */
+  readonly spillError?: string | null;
 }
 
 /** A live (or failed-to-start) managed process. */

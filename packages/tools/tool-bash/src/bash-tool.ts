@@ -52,7 +52,9 @@ function finished(
   naming: Naming,
 ): ToolResult {
   const failure = infrastructureError(outcome.startError, spec.sandbox?.mode);
-  if (failure?.code === 'SANDBOX_UNAVAILABLE') return toolError(failure.message, failure.code);
+  if (failure?.code === 'SANDBOX_UNAVAILABLE' || failure?.code === 'RESOURCE_EXHAUSTED') {
+    return toolError(failure.message, failure.code);
+  }
   if (failure) throw failure; // the shell itself could not run: an infrastructure failure
   const rendered = renderForModel(outcome, {
     maxTimeoutMs: maxTimeoutOf(shell),
@@ -73,7 +75,11 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
     annotations: { destructiveHint: true, openWorldHint: true },
     onError(error) {
       if (isDshError(error, 'INVALID_ARGUMENT')) return toolError(`Invalid bash request: ${error.message}`, error.code);
-      if (isDshError(error, 'SANDBOX_UNAVAILABLE') || isDshError(error, 'JOB_QUEUE_FULL')) {
+      if (
+        isDshError(error, 'SANDBOX_UNAVAILABLE') ||
+        isDshError(error, 'JOB_QUEUE_FULL') ||
+        isDshError(error, 'RESOURCE_EXHAUSTED')
+      ) {
         return toolError(error.message, error.code);
       }
       throw error;

@@ -70,7 +70,9 @@ export function notesFor(result: RenderableResult, maxTimeoutMs: number | null, 
         ? `only the end of ${name} is shown; the complete ${name} is in ${copy} ${readHint}`
         : stream.spillPath
           ? `only the end of ${name} is shown; its complete copy was removed (the output disk budget is full); rerun with less output, e.g. piped through tail or grep`
-          : `only the end of ${name} is shown and no complete copy was kept (it exceeded the spill limit); rerun with less output, e.g. piped through tail or grep`,
+          : stream.spillError
+            ? `only the end of ${name} is shown; its complete copy could not be written (${stream.spillError}); free space in the output directory, or rerun with less output`
+            : `only the end of ${name} is shown and no complete copy was kept (it exceeded the spill limit); rerun with less output, e.g. piped through tail or grep`,
     );
   }
   return notes;
