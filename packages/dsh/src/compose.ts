@@ -132,12 +132,15 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
     throw error;
   }
   let budgetCheckedAt = 0;
+  let disposed = false;
   return {
     ctx: composition.ctx,
     createAgent: (name: string) => createOwner(name),
     tools: {
       list: () => composition.tools.list(),
       async call(agent, name, args, callOptions = {}) {
+        if (disposed)
+          throw new DshError('DISPOSED', 'this dsh composition was disposed; compose() a new one to run tools.');
         const started = Date.now();
         const result = await composition.tools.call(agent, name, args, callOptions);
         if (started - budgetCheckedAt >= OUTPUT_BUDGET_CHECK_MS) {
@@ -162,6 +165,7 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
     },
     dumpConfig: () => dump(composition, preset, config, log, output),
     dispose: async () => {
+      disposed = true;
       try {
         await composition.dispose();
       } finally {

@@ -1,6 +1,7 @@
 /**
  * `compose` configuration (DESIGN §8): keys, defaults, validation.
  */
+import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { LocalBashConfig } from '@dsh/bash-local';
 import type { Approver, EscalationRequest } from '@dsh/core';
@@ -78,6 +79,15 @@ const NESTED: Record<string, readonly string[]> = {
   sessionLog: ['dir'],
   output: ['dir', 'keep', 'maxBytes'],
 };
+/** True when `path` is a directory (following links). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 const MODES = new Set(['read-only', 'workspace-write', 'danger-full-access']);
 
 function invalid(field: string, problem: string): never {
@@ -104,6 +114,9 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
     invalid('workspace', 'must be a path');
   }
   const workspace = resolve(c.workspace ?? process.cwd());
+  if (!isDirectory(workspace)) {
+    invalid('workspace', `is ${workspace}, which is not an existing directory; create it or pass another`);
+  }
   const sandbox = objectOr<SandboxConfig>(c.sandbox, 'sandbox', {});
   const mode = sandbox.mode ?? 'workspace-write';
   if (!MODES.has(mode)) invalid('sandbox.mode', "must be 'read-only', 'workspace-write' or 'danger-full-access'");

@@ -75,11 +75,12 @@ export function bashSpawnSpec(
 export function capture(reader: OutputReader | null): CapturedText {
   if (!reader) return { text: '', truncated: false, totalBytes: 0, spillPath: null };
   const read = reader.read(0);
-  return {
+  const captured: CapturedText = {
     text: read.text,
     truncated: read.lossy,
     totalBytes: reader.totalBytes,
     spillPath: read.spillPath,
-    spillError: reader.spillError ?? null,
   };
+  if (reader.spillError) captured.spillError = reader.spillError;
+  return captured;
 }

@@ -30,6 +30,12 @@ function startErrorOf(error: unknown): StartError {
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ENOENT') return { code: 'EXECUTABLE_NOT_FOUND', message };
   if (code === 'EACCES') return { code: 'NOT_EXECUTABLE', message };
+  if (code === 'E2BIG') {
+    return {
+      code: 'ARGUMENTS_TOO_LONG',
+      message: `the arguments and environment are longer than the system allows (E2BIG: one argument under 128 KiB, all of them and the environment under the ARG_MAX of about 2 MiB); pass large data on stdin or in a file`,
+    };
+  }
   if (code === 'EMFILE' || code === 'ENFILE' || code === 'EAGAIN' || code === 'ENOMEM') {
     // The host is out of descriptors, processes or memory: nothing is wrong with the program.
     return {

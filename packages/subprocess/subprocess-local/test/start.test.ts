@@ -111,11 +111,11 @@ describe('resolveExecutable', () => {
 });
 
 describe('synchronous spawn failures', () => {
-  it('an argument over the kernel limit (E2BIG) resolves done with SPAWN_FAILED', async () => {
+  it('an argument over the kernel limit (E2BIG) resolves done with ARGUMENTS_TOO_LONG', async () => {
     const rt = runtime();
     const h = rt.spawn(spec(['true', 'x'.repeat(200_000)]));
     const outcome = await h.done;
-    expect(outcome.error?.code).toBe('SPAWN_FAILED');
+    expect(outcome.error?.code).toBe('ARGUMENTS_TOO_LONG');
     expect(outcome.error?.message).toMatch(/E2BIG/);
     expect(h.pid).toBeUndefined();
     expect(rt.trackedCount).toBe(0);
