@@ -6,7 +6,7 @@
 import { compose } from 'dsh';
 import { describe, expect, it } from 'vitest';
 import { startLine } from '../../src/cli/mcp.js';
-import { BIN, isAlive, tempDir, waitFor } from './helpers.js';
+import { isAlive, waitFor } from './helpers.js';
 import { INIT, initialized, type Raw, start } from './raw.js';
 
 function call(raw: Raw, id: number, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
