@@ -51,6 +51,8 @@ done
 
 /** The shell that runs the watchdog. */
 const SHELL = '/bin/sh';
+/** With nothing to watch for this long, the watchdog is let go (the next registration starts one). */
+export const WATCHDOG_IDLE_MS = 2_000;
 
 /** The host's watchdog: registrations, and the process that acts on them. */
 class Watchdog {
@@ -58,6 +60,7 @@ class Watchdog {
   private failed = false;
   private readonly cgroups = new Set<string>();
   private readonly groups = new Set<number>();
+  private idle: NodeJS.Timeout | undefined;
 
   /** True while a watchdog process runs (or can be started). */
   get available(): boolean {
@@ -78,6 +81,7 @@ class Watchdog {
 
   unwatchCgroup(dir: string): void {
     if (this.cgroups.delete(dir)) this.send(`C ${dir}`);
+    this.idleCheck();
   }
 
   /** Ends this process group if the host dies (trees without a cgroup of their own). */
@@ -89,6 +93,20 @@ class Watchdog {
 
   unwatchGroup(pgid: number): void {
     if (this.groups.delete(pgid)) this.send(`G ${pgid}`);
+    this.idleCheck();
+  }
+
+  /** Lets the watchdog go once nothing was registered for a while: it exits on the closed pipe, ending nothing. */
+  private idleCheck(): void {
+    if (this.cgroups.size > 0 || this.groups.size > 0 || !this.child || this.idle) return;
+    this.idle = setTimeout(() => {
+      this.idle = undefined;
+      const child = this.child;
+      if (!child || this.cgroups.size > 0 || this.groups.size > 0) return;
+      this.child = null; // the next registration starts a new one
+      child.stdin?.end();
+    }, WATCHDOG_IDLE_MS);
+    this.idle.unref();
   }
 
   private send(line: string): void {
