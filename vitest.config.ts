@@ -27,6 +27,13 @@ const CHANNEL_SUITES = ['collect', 'env', 'start', 'stdio', 'tree', 'terminal'].
   (name) => `packages/subprocess/subprocess-local/test/${name}.test.ts`,
 );
 
+/** The subprocess, shell and terminal suites, run again against a world over ssh on loopback. */
+const SSH_SUITES = [
+  ...CHANNEL_SUITES,
+  'packages/shell/bash-local/test/*.test.ts',
+  'packages/terminal/terminal-bash/test/*.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     alias: Object.entries(PACKAGES).map(([find, dir]) => ({ find: new RegExp(`^${find}$`), replacement: src(dir) })),
@@ -40,6 +47,11 @@ export default defineConfig({
       { extends: true, test: { name: 'local', include: ['packages/**/test/**/*.test.ts', 'test/**/*.test.ts'] } },
       // The contract-level suites again, through a channel to a runtime server (DESIGN §15).
       { extends: true, test: { name: 'channel', include: CHANNEL_SUITES, env: { DSH_TEST_WORLD: 'channel' } } },
+      // The same suites through a real sshd on loopback (DESIGN §15, remote worlds).
+      {
+        extends: true,
+        test: { name: 'ssh', include: SSH_SUITES, globalSetup: ['test/ssh-setup.ts'], env: { DSH_TEST_WORLD: 'ssh' } },
+      },
     ],
   },
 });

@@ -37,3 +37,36 @@ for (const [entry, out] of bundles) {
     legalComments: 'none',
   });
 }
+
+// The runtime payload: what dsh sends to a remote machine that has Node.js but no dsh — the
+// single-file server and the node-pty it loads (this platform's prebuilt binary). One JSON line
+// of [name, bytes, mode] entries, then the files' bytes; the boot loader checks it against the
+// first 16 hex digits of its SHA-256 (its cache key) and unpacks it.
+const { createHash } = await import('node:crypto');
+const { readdirSync, readFileSync, statSync, writeFileSync } = await import('node:fs');
+const files = [['runtime-server.mjs', join(repo, 'packages/subprocess/subprocess-remote/dist/runtime-server.mjs')]];
+const walk = (dir, as) => {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) walk(join(dir, e.name), `${as}/${e.name}`);
+    else if (e.isFile()) files.push([`${as}/${e.name}`, join(dir, e.name)]);
+  }
+};
+const pty = join(repo, 'node_modules/@lydell');
+for (const name of ['node-pty', `node-pty-${process.platform}-${process.arch}`]) {
+  try {
+    walk(join(pty, name), `node_modules/@lydell/${name}`);
+  } catch {
+    // no prebuilt for this platform: terminals there report PTY_UNAVAILABLE
+  }
+}
+const bodies = files.map(([, path]) => readFileSync(path));
+const header = JSON.stringify(files.map(([name, path], i) => [name, bodies[i].length, statSync(path).mode & 0o777]));
+const payload = Buffer.concat([Buffer.from(`${header}\n`), ...bodies]);
+const hash = createHash('sha256').update(payload).digest('hex').slice(0, 16);
+for (const dir of ['packages/subprocess/subprocess-remote/dist', 'packages/dsh/dist']) {
+  writeFileSync(join(repo, dir, 'runtime-payload.bin'), payload);
+  writeFileSync(
+    join(repo, dir, 'runtime-payload.json'),
+    `${JSON.stringify({ hash, bytes: payload.length, files: files.length })}\n`,
+  );
+}

@@ -3,21 +3,21 @@
  */
 import { join } from 'node:path';
 import { type LocalBashConfig, LocalBashExecutor } from '@dsh/bash-local';
-import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { afterEach } from 'vitest';
 import { tempDir } from '../../../../test/support.js';
+import { type TestRuntime, worldRuntime } from '../../../../test/worlds.js';
 
 export { isAlive, tempDir, waitFor } from '../../../../test/support.js';
 
-const runtimes: LocalSubprocessRuntime[] = [];
+const runtimes: TestRuntime[] = [];
 
 afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((r) => r.dispose()));
 });
 
-/** An executor over a fresh runtime, spilling into a temp dir unless the config says otherwise. */
+/** An executor over a fresh runtime of the test world, spilling into a temp dir unless the config says otherwise. */
 export function executor(config: LocalBashConfig = {}): LocalBashExecutor {
-  const subprocess = new LocalSubprocessRuntime();
+  const subprocess = worldRuntime();
   runtimes.push(subprocess);
   return new LocalBashExecutor({ subprocess }, { spillDir: join(tempDir(), 'spill'), graceMs: 300, ...config });
 }

@@ -8,7 +8,8 @@ describe('LocalBashExecutor.start', () => {
     const p = ex.start(
       ex.resolve({ command: 'for i in 1 2 3 4; do echo "out $i"; echo "err $i" >&2; sleep 0.1; done' }),
     );
-    expect(typeof p.pid).toBe('number');
+    // A number once the program started: at once locally, after the far side answered in another world.
+    await waitFor(() => typeof p.pid === 'number', 'the pid');
     const pieces: string[] = [];
     let settled = false;
     void p.done.then(() => {

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { SubprocessRuntime } from '@dsh/subprocess';
+import type { SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
 import { RemoteSubprocessRuntime } from './remote-runtime.js';
 
 /** The server program on this machine: the single-file bundle when built, else the module entry. */
@@ -34,7 +34,16 @@ export function connectChannel(
   via: SubprocessRuntime,
   options: ChannelOptions,
 ): RemoteSubprocessRuntime {
-  const handle = via.spawn({
+  return runtimeOver(startChannel(argv, via, options), argv, options);
+}
+
+/** Starts the channel process: raw stdin and stdout, a bounded stderr tail. */
+export function startChannel(
+  argv: readonly string[],
+  via: SubprocessRuntime,
+  options: ChannelOptions,
+): SubprocessHandle {
+  return via.spawn({
     argv,
     cwd: options.cwd,
     env: options.env ?? {},
@@ -43,20 +52,30 @@ export function connectChannel(
     stderr: { kind: 'collect', maxBytes: CHANNEL_STDERR_TAIL_BYTES },
     graceMs: options.graceMs ?? 2_000,
   });
-  const stderr = (): string => handle.stderrReader?.read(0).text.trim() ?? '';
+}
+
+/** Why a channel process ended, with the tail of what it said on stderr. */
+export async function channelEnded(handle: SubprocessHandle, program: string | undefined): Promise<string> {
+  const outcome = await handle.exit;
+  const how = outcome.error
+    ? `${outcome.error.code}: ${outcome.error.message}`
+    : outcome.signal
+      ? `killed by ${outcome.signal}`
+      : `exit code ${outcome.exitCode}`;
+  const said = handle.stderrReader?.read(0).text.trim() ?? '';
+  return `the channel process ${program} ended (${how})${said ? `: ${said.slice(-2_000)}` : ''}`;
+}
+
+/** The runtime over a started channel process; disposing it ends the process. */
+export function runtimeOver(
+  handle: SubprocessHandle,
+  argv: readonly string[],
+  options: ChannelOptions,
+): RemoteSubprocessRuntime {
   return new RemoteSubprocessRuntime({
     input: handle.stdout as NonNullable<typeof handle.stdout>,
     output: handle.stdin as NonNullable<typeof handle.stdin>,
-    reason: async () => {
-      const outcome = await handle.exit;
-      const how = outcome.error
-        ? `${outcome.error.code}: ${outcome.error.message}`
-        : outcome.signal
-          ? `killed by ${outcome.signal}`
-          : `exit code ${outcome.exitCode}`;
-      const said = stderr();
-      return `the channel process ${argv[0]} ended (${how})${said ? `: ${said.slice(-2_000)}` : ''}`;
-    },
+    reason: () => channelEnded(handle, argv[0]),
     release: async () => {
       handle.stdin?.end();
       await Promise.race([handle.exit, new Promise((r) => setTimeout(r, options.graceMs ?? 2_000))]);

@@ -4,10 +4,14 @@
  * --stdio`) on the far side, and `connectChannel` to start a channel from an argv.
  */
 
+export { BOOT_TAG, bootArgv, joinsArgv, shellQuote } from './boot-script.js';
+export type { ConnectedWorld, WorldOptions } from './bootstrap.js';
+export { BOOT_TIMEOUT_MS, connectWorld } from './bootstrap.js';
 export type { ChannelOptions } from './channel.js';
 export { CHANNEL_STDERR_TAIL_BYTES, connectChannel, SERVER_ENTRY } from './channel.js';
 export { disconnected, LOSS_REASON_WAIT_MS } from './client.js';
 export { DATA_CHUNK_BYTES, MAX_FRAME_BYTES } from './frames.js';
+export { hostFacts, REMOTE_BWRAP_PATH } from './host-facts.js';
 export type { Channel } from './remote-runtime.js';
 export { RemoteSubprocessRuntime } from './remote-runtime.js';
 export { serveRuntimeStdio } from './serve-stdio.js';

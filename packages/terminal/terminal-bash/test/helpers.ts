@@ -1,12 +1,12 @@
 /**
- * A composition with real PTYs: subprocess-local, the terminal service, and the bash backend.
+ * A composition with real PTYs: the test world's subprocess runtime, the terminal service, and the bash backend.
  */
 import { Composition, createOwner, type Owner } from '@dsh/core';
-import { subprocessLocalPlugin } from '@dsh/subprocess-local';
 import { type TerminalService, terminalPlugin } from '@dsh/terminal';
 import { type BashTerminalConfig, terminalBashPlugin } from '@dsh/terminal-bash';
 import { afterEach } from 'vitest';
 import { tempDir } from '../../../../test/support.js';
+import { worldPlugin } from '../../../../test/worlds.js';
 
 export { isAlive, tempDir, tracker, waitFor } from '../../../../test/support.js';
 
@@ -27,7 +27,7 @@ export interface TermRig {
 export async function termRig(config: BashTerminalConfig = {}): Promise<TermRig> {
   const cwd = tempDir('dsh-term-test-');
   const composition = await Composition.create([
-    subprocessLocalPlugin(),
+    worldPlugin(),
     terminalPlugin(),
     terminalBashPlugin({ cwd, ...config }),
   ]);
