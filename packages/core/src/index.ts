@@ -17,6 +17,7 @@ export {
   parseArgs,
   resolveWorkdir,
   saveText,
+  sharesFiles,
   toolError,
   workspaceToolPlugin,
 } from './tool-kit.js';

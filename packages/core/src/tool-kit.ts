@@ -8,7 +8,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DshError } from './errors.js';
-import type { Plugin } from './plugin.js';
+import type { Ctx, Plugin } from './plugin.js';
 import type { ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from './tools.js';
 
 /** JSON Schema of a zod schema, for `tools.list()`. */
@@ -72,8 +72,13 @@ export function parseArgs<T>(
 }
 
 /** The absolute workdir, or a message telling the model what to do instead. */
-export function resolveWorkdir(workspace: string, workdir: string | undefined): { dir: string } | { error: string } {
+export function resolveWorkdir(
+  workspace: string,
+  workdir: string | undefined,
+  check = true,
+): { dir: string } | { error: string } {
   const dir = workdir === undefined ? workspace : isAbsolute(workdir) ? resolve(workdir) : resolve(workspace, workdir);
+  if (!check) return { dir }; // another machine's path: its runtime says CWD_NOT_FOUND at spawn
   let isDir = false;
   try {
     isDir = statSync(dir).isDirectory();
@@ -88,8 +93,21 @@ export function resolveWorkdir(workspace: string, workdir: string | undefined): 
   return { dir };
 }
 
-/** Writes `text` to a new private file (0600) in `dir` (made 0700); its path, or null when it could not be written. */
-export function saveText(dir: string, label: string, text: string): string | null {
+/**
+ * True unless the composition's ctx.subprocess runs on another machine, whose files this
+ * process cannot see: then tools neither check paths locally nor save copies locally.
+ */
+export function sharesFiles(ctx: Ctx): boolean {
+  const subprocess = (ctx as unknown as Record<string, { sharesFilesystem?: unknown } | undefined>).subprocess;
+  return subprocess?.sharesFilesystem !== false;
+}
+
+/**
+ * Writes `text` to a new private file (0600) in `dir` (made 0700); its path, or null when it
+ * could not be written (or `dir` is null: no place the model can read).
+ */
+export function saveText(dir: string | null, label: string, text: string): string | null {
+  if (dir === null) return null;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, `dsh-${process.pid}-${randomBytes(8).toString('hex')}.${label}`);

@@ -16,10 +16,11 @@ import type {} from '@dsh/sandbox';
 import type {} from '@dsh/terminal';
 import { CONFIG_KEYS, type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
 import { SessionLog } from './log/session-log.js';
-import { OutputStore } from './output-store.js';
+import { type OutputPlace, OutputStore, RemoteOutputPlace } from './output-store.js';
 import { type PresetName, presetPlugins } from './presets.js';
 import { checkKeys } from './strict-keys.js';
 import { DSH_VERSION } from './version.js';
+import { type OpenWorld, openRemoteWorld, prepareRemote } from './world.js';
 
 /** Retained output copies are measured against the budget at most this often (a directory scan). */
 export const OUTPUT_BUDGET_CHECK_MS = 1_000;
@@ -62,7 +63,8 @@ function dump(
   preset: PresetName,
   config: ResolvedDshConfig,
   log: SessionLog | null,
-  output: OutputStore,
+  output: OutputPlace,
+  world: OpenWorld | null,
 ) {
   const subprocess = composition.ctx.subprocess as { containment?: string } | undefined;
   return {
@@ -80,7 +82,46 @@ function dump(
       output: { dir: output.dir, keep: config.output.keep, maxBytes: config.output.maxBytes },
     },
     sandbox: sandboxDump(composition, config),
+    world: worldDump(world),
   };
+}
+
+/** The world, and what the remote said about itself. */
+function worldDump(world: OpenWorld | null): Record<string, unknown> {
+  if (!world) return { kind: 'local' };
+  const { info } = world;
+  const sandbox = info.sandbox as { bwrapPath?: string; unavailable?: string | null } | undefined;
+  return {
+    kind: 'remote',
+    connect: world.connect,
+    connected: !world.runtime.disconnected,
+    boot: world.boot,
+    connectMs: world.connectMs,
+    remote: {
+      hostname: info.hostname,
+      os: info.os,
+      platform: info.platform,
+      arch: info.arch,
+      node: info.node,
+      uid: info.uid,
+      home: info.home,
+      containment: info.containment,
+      fence: sandbox?.unavailable === null ? 'bubblewrap' : null,
+      fenceUnavailable: sandbox?.unavailable ?? null,
+    },
+  };
+}
+
+/** The remote world's workspace and output place, checked and made there. */
+async function remotePlace(world: OpenWorld, config: ResolvedDshConfig): Promise<OutputPlace> {
+  if (!config.workspaceGiven) config.workspace = world.info.home ? String(world.info.home) : '/';
+  const root = config.outputDirGiven
+    ? config.output.dir
+    : `${String(world.info.tmpdir ?? '/tmp')}/dsh-${String(world.info.uid ?? 'user')}`;
+  config.output.dir = root;
+  const place = new RemoteOutputPlace(root);
+  await prepareRemote(world, config.workspace, place);
+  return place;
 }
 
 function sandboxDump(composition: Composition, config: ResolvedDshConfig): Record<string, unknown> {
@@ -115,12 +156,21 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   checkKeys(options as Record<string, unknown>, ['preset', 'config'], '', misplaced);
   const preset = options.preset ?? 'base';
   const config = resolveDshConfig(options.config);
-  const output = new OutputStore(config.output.dir, { keep: config.output.keep, maxBytes: config.output.maxBytes });
+  const world =
+    config.world.kind === 'remote' ? await openRemoteWorld(config.world, config.subprocess.containment) : null;
+  let output: OutputPlace;
   let composition: Composition;
   try {
-    composition = await Composition.create(presetPlugins(preset, config, output));
+    output = world ? await remotePlace(world, config) : new OutputStore(config.output.dir, config.output);
+  } catch (error) {
+    await world?.close();
+    throw error;
+  }
+  try {
+    composition = await Composition.create(presetPlugins(preset, config, output, world));
   } catch (error) {
     output.dispose();
+    await world?.close();
     throw error;
   }
   let log: SessionLog | null = null;
@@ -163,7 +213,7 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       const terminals = composition.ctx.terminals;
       if (terminals) await terminals.disposeOwner(agent);
     },
-    dumpConfig: () => dump(composition, preset, config, log, output),
+    dumpConfig: () => dump(composition, preset, config, log, output, world),
     dispose: async () => {
       disposed = true;
       try {

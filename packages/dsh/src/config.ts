@@ -10,6 +10,7 @@ import type { JobServiceOptions } from '@dsh/jobs';
 import type { SandboxMode } from '@dsh/sandbox';
 import { defaultOutputRoot, OUTPUT_BUDGET_BYTES } from './output-store.js';
 import { checkKeys } from './strict-keys.js';
+import type { WorldConfig } from './world.js';
 
 export type { EscalationRequest };
 
@@ -45,6 +46,14 @@ export interface DshConfig {
   sessionLog?: { dir: string };
   /** Complete copies of long outputs (spill files and saved copies). @default see {@link OutputConfig} */
   output?: OutputConfig;
+  /**
+   * Where commands run: this machine, or a remote one reached over a channel argv such as
+   * `['ssh', '-T', 'host']`, `['docker', 'exec', '-i', 'ctr']` or `['kubectl', 'exec', '-i', 'pod', '--']`
+   * (it needs Node.js ≥ 20 and sh there; dsh sends its runtime server when missing). In a remote
+   * world `workspace` and `output.dir` are paths on the remote (defaults: its home, its temp dir).
+   * @default { kind: 'local' }
+   */
+  world?: WorldConfig;
 }
 
 /** Where complete copies of long outputs live, and for how long. */
@@ -67,10 +76,25 @@ export interface ResolvedDshConfig {
   approver: Approver | null;
   sessionLog: { dir: string } | null;
   output: Required<OutputConfig>;
+  world: WorldConfig;
+  /** False when the workspace was not given and is the remote's home (known once connected). */
+  workspaceGiven: boolean;
+  /** False when the output root was not given (a remote world puts it in the remote's temp dir). */
+  outputDirGiven: boolean;
 }
 
 /** The keys of `config`. */
-export const CONFIG_KEYS = ['workspace', 'sandbox', 'shell', 'jobs', 'subprocess', 'approver', 'sessionLog', 'output'];
+export const CONFIG_KEYS = [
+  'workspace',
+  'sandbox',
+  'shell',
+  'jobs',
+  'subprocess',
+  'approver',
+  'sessionLog',
+  'output',
+  'world',
+];
 const NESTED: Record<string, readonly string[]> = {
   sandbox: ['mode', 'network', 'bwrapPath'],
   shell: ['timeoutMs', 'maxTimeoutMs', 'maxOutputBytes', 'spillDir', 'maxSpillBytes', 'graceMs'],
@@ -78,6 +102,7 @@ const NESTED: Record<string, readonly string[]> = {
   subprocess: ['containment'],
   sessionLog: ['dir'],
   output: ['dir', 'keep', 'maxBytes'],
+  world: ['kind', 'connect', 'node'],
 };
 /** True when `path` is a directory (following links). */
 function isDirectory(path: string): boolean {
@@ -113,8 +138,13 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   if (c.workspace !== undefined && (typeof c.workspace !== 'string' || c.workspace === '')) {
     invalid('workspace', 'must be a path');
   }
-  const workspace = resolve(c.workspace ?? process.cwd());
-  if (!isDirectory(workspace)) {
+  const world = resolveWorld(c.world);
+  const remote = world.kind === 'remote';
+  if (remote && c.workspace !== undefined && !isAbsolute(c.workspace)) {
+    invalid('workspace', 'must be an absolute path on the remote machine in a remote world');
+  }
+  const workspace = remote ? (c.workspace ?? '/') : resolve(c.workspace ?? process.cwd());
+  if (!remote && !isDirectory(workspace)) {
     invalid('workspace', `is ${workspace}, which is not an existing directory; create it or pass another`);
   }
   const sandbox = objectOr<SandboxConfig>(c.sandbox, 'sandbox', {});
@@ -153,5 +183,29 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
       keep: output.keep ?? false,
       maxBytes: output.maxBytes ?? OUTPUT_BUDGET_BYTES,
     },
+    world,
+    workspaceGiven: c.workspace !== undefined,
+    outputDirGiven: output.dir !== undefined,
   };
+}
+
+function resolveWorld(value: unknown): WorldConfig {
+  const w = objectOr<{ kind?: unknown; connect?: unknown; node?: unknown }>(value, 'world', { kind: 'local' });
+  if (w.kind === 'local') {
+    if (w.connect !== undefined || w.node !== undefined) invalid('world', "of kind 'local' takes no connect or node");
+    return { kind: 'local' };
+  }
+  if (w.kind !== 'remote') invalid('world.kind', "must be 'local' or 'remote'");
+  const connect = w.connect;
+  if (
+    !Array.isArray(connect) ||
+    connect.length === 0 ||
+    connect.some((x) => typeof x !== 'string' || x === '' || x.includes('\0'))
+  ) {
+    invalid('world.connect', 'must be a non-empty argv of non-empty strings, e.g. ["ssh", "-T", "host"]');
+  }
+  if (w.node !== undefined && (typeof w.node !== 'string' || !w.node.startsWith('/'))) {
+    invalid('world.node', 'must be an absolute path of Node.js on the remote machine');
+  }
+  return { kind: 'remote', connect: [...connect], ...(w.node ? { node: w.node as string } : {}) };
 }

@@ -35,3 +35,5 @@ export { factsOfRecord, renderSession, renderSessionJson } from './log/show-log.
 export type { PresetName } from './presets.js';
 export { PRESETS, presetPlugins } from './presets.js';
 export { DSH_VERSION } from './version.js';
+export type { WorldConfig } from './world.js';
+export { WORLD_REMOTE_PLUGIN } from './world.js';

@@ -45,8 +45,39 @@ export function sweepDeadOutput(root: string): void {
   }
 }
 
+/** Where a composition's output copies live (this machine's {@link OutputStore}, or a remote one). */
+export interface OutputPlace {
+  readonly dir: string;
+  readonly spillDir: string;
+  /** The stand-in editor already made there, when the place made one. */
+  readonly editor?: string;
+  enforceBudget(): number;
+  dispose(): void;
+}
+
+/**
+ * The output directory of a remote world: made, and removed at teardown, on the remote by the
+ * world (see world.ts). The disk budget is not enforced there (each spill is still capped).
+ */
+export class RemoteOutputPlace implements OutputPlace {
+  readonly dir: string;
+  readonly spillDir: string;
+  readonly editor: string;
+  constructor(root: string) {
+    this.dir = join(root, `run-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.spillDir = join(this.dir, 'spill');
+    this.editor = join(this.dir, 'bin', 'dsh-no-editor');
+  }
+  enforceBudget(): number {
+    return 0;
+  }
+  dispose(): void {
+    // removed on the remote by the world at teardown
+  }
+}
+
 /** One composition's output directory. */
-export class OutputStore {
+export class OutputStore implements OutputPlace {
   readonly dir: string;
   /** Spill files of ctx.shell. */
   readonly spillDir: string;

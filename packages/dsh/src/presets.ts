@@ -12,7 +12,8 @@ import { toolBashPlugin } from '@dsh/tool-bash';
 import { toolBashPersistentPlugin } from '@dsh/tool-bash-persistent';
 import { toolTerminalPlugin } from '@dsh/tool-terminal';
 import type { ResolvedDshConfig } from './config.js';
-import type { OutputStore } from './output-store.js';
+import type { OutputPlace } from './output-store.js';
+import { farSideOf, type OpenWorld, remoteWorldPlugin } from './world.js';
 
 /** Preset names of DESIGN §8. */
 export const PRESETS = ['base', 'full', 'minimal'] as const;
@@ -23,14 +24,22 @@ export type PresetName = (typeof PRESETS)[number];
  * terminals), `minimal` (bash in a persistent shell).
  * @throws DshError `INVALID_ARGUMENT` for an unknown preset.
  */
-export function presetPlugins(preset: PresetName, config: ResolvedDshConfig, output: OutputStore): Plugin[] {
+export function presetPlugins(
+  preset: PresetName,
+  config: ResolvedDshConfig,
+  output: OutputPlace,
+  world: OpenWorld | null = null,
+): Plugin[] {
   if (!PRESETS.includes(preset)) {
     throw new DshError('INVALID_ARGUMENT', `Unknown preset "${String(preset)}"; use one of ${PRESETS.join(', ')}.`, {
       data: { field: 'preset' },
     });
   }
   const { workspace } = config;
-  const substrate = subprocessLocalPlugin({ containment: config.subprocess.containment });
+  // In a remote world ctx.subprocess is the channel runtime; everything above runs unchanged.
+  const substrate = world
+    ? remoteWorldPlugin(world, { dir: output.dir, keep: config.output.keep })
+    : subprocessLocalPlugin({ containment: config.subprocess.containment });
   const spillDir = config.shell.spillDir ?? output.spillDir;
   const fence = sandboxPlugin({
     mode: config.sandbox.mode,
@@ -39,6 +48,8 @@ export function presetPlugins(preset: PresetName, config: ResolvedDshConfig, out
     // Output copies are read at the same path inside the agent's world as outside it.
     outputDirs: spillDir === output.spillDir ? [output.dir] : [output.dir, spillDir],
     ...(config.sandbox.bwrapPath ? { bwrapPath: config.sandbox.bwrapPath } : {}),
+    // The sandbox resolves on the remote side: bubblewrap there, started with the remote's Node.js.
+    ...(world ? { farSide: farSideOf(world) } : {}),
   });
   const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace, sandboxMode: config.sandbox.mode })];
   if (preset === 'minimal') {
@@ -47,7 +58,7 @@ export function presetPlugins(preset: PresetName, config: ResolvedDshConfig, out
   const base = [
     substrate,
     fence,
-    bashLocalPlugin({ ...config.shell, spillDir, cwd: workspace }),
+    bashLocalPlugin({ ...config.shell, spillDir, cwd: workspace, ...(output.editor ? { editor: output.editor } : {}) }),
     jobsPlugin(config.jobs),
     toolBashPlugin({
       workspace,

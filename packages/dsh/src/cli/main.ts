@@ -3,6 +3,7 @@
  * Every subcommand resolves to an exit status; the table is in {@link EXIT_HELP}.
  */
 import { isDshError } from '@dsh/core';
+import { hostFacts, serveRuntimeStdio } from '@dsh/subprocess-remote';
 import { Command, CommanderError, Option } from 'commander';
 import { compose } from '../compose.js';
 import type { PresetName } from '../presets.js';
@@ -10,11 +11,11 @@ import { DSH_VERSION } from '../version.js';
 import { EXIT_HELP, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { listCommand, showCommand } from './log.js';
 import { type McpOptions, serveCommand } from './mcp.js';
-import { directory, positiveInt, presetName, sandboxMode } from './options.js';
+import { connectArgv, directory, positiveInt, presetName, sandboxMode } from './options.js';
 import { type RunOptions, runCommand } from './run.js';
 
-async function dumpConfig(preset: PresetName): Promise<number> {
-  const dsh = await compose({ preset });
+async function dumpConfig(preset: PresetName, connect: string[] | undefined): Promise<number> {
+  const dsh = await compose({ preset, ...(connect ? { config: { world: { kind: 'remote', connect } } } : {}) });
   try {
     process.stdout.write(`${JSON.stringify(dsh.dumpConfig(), null, 2)}\n`);
     return 0;
@@ -22,6 +23,12 @@ async function dumpConfig(preset: PresetName): Promise<number> {
     await dsh.dispose();
   }
 }
+
+const connectOption = (): Option =>
+  new Option(
+    '--connect <command>',
+    "run commands on another machine over this channel, e.g. 'ssh -T host', 'docker exec -i ctr', 'kubectl exec -i pod --' (Node.js 20+ needed there)",
+  ).argParser(connectArgv);
 
 const logDirOption = (): Option =>
   new Option('--log-dir <dir>', 'session log root (default ~/.dsh/sessions)').argParser(directory);
@@ -34,10 +41,13 @@ export async function main(argv: string[]): Promise<number> {
     .version(DSH_VERSION, '-V, --version', 'print the dsh version')
     .option('--dump-config', 'print the composition (plugins, services, tools, resolved config) as JSON')
     .addOption(new Option('--preset <preset>', 'preset for --dump-config').argParser(presetName).default('base'))
+    .addOption(connectOption())
     .addHelpText('after', EXIT_HELP)
     .exitOverride()
-    .action(async (opts: { dumpConfig?: boolean; preset: PresetName }) => {
-      if (opts.dumpConfig) status = await dumpConfig(opts.preset);
+    // Options after a subcommand are the subcommand's (`dsh run --connect …` is run's own).
+    .enablePositionalOptions()
+    .action(async (opts: { dumpConfig?: boolean; preset: PresetName; connect?: string[] }) => {
+      if (opts.dumpConfig) status = await dumpConfig(opts.preset, opts.connect);
       else {
         program.outputHelp();
         status = EXIT_USAGE;
@@ -57,6 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
+    .addOption(connectOption())
     .addHelpText('after', EXIT_HELP)
     .action(async (words: string[], opts: RunOptions) => {
       status = await runCommand(words, opts);
@@ -79,6 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
+    .addOption(connectOption())
     .addHelpText('after', EXIT_HELP)
     .action(async (opts: McpOptions) => {
       status = await serveCommand(opts);
@@ -100,7 +112,21 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (target: string, opts: { logDir?: string; json?: boolean }) => {
       status = await showCommand(target, opts);
     });
-  for (const command of [...program.commands, ...log.commands]) command.exitOverride();
+  const runtime = program.command('runtime').description('the runtime server that execution worlds reach');
+  runtime
+    .command('serve')
+    .description(
+      "serve this machine's ctx.subprocess over stdin/stdout (the far end of a channel); exits when stdin ends",
+    )
+    .requiredOption('--stdio', 'speak the runtime protocol on stdin and stdout (the only transport)')
+    .addOption(new Option('--containment <mode>', 'auto or session').choices(['auto', 'session']).default('auto'))
+    .option('--probe-sandbox', 'say in hello whether bubblewrap works here')
+    .action(async (opts: { containment: 'auto' | 'session'; probeSandbox?: boolean }) => {
+      const info = hostFacts(process.argv[1] ?? '', opts.probeSandbox === true);
+      await serveRuntimeStdio({ containment: opts.containment, info });
+      status = 0;
+    });
+  for (const command of [...program.commands, ...log.commands, ...runtime.commands]) command.exitOverride();
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

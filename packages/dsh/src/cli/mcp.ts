@@ -26,6 +26,8 @@ export interface McpOptions {
   logDir?: string;
   /** commander's `--no-log`. */
   log?: boolean;
+  /** `--connect`: the channel argv of a remote world. */
+  connect?: string[];
 }
 
 /** The start-up line on stderr. */
@@ -39,7 +41,9 @@ export function startLine(dump: Record<string, unknown>): string {
         ? `confined by ${sandbox.fence}${sandbox.network ? ', network on' : ', no network'}`
         : `NO FENCE: ${sandbox.note}`;
   const log = config.sessionLog ? `session log ${config.sessionLog.dir}` : 'no session log';
-  return `dsh mcp ${DSH_VERSION}: preset ${dump.preset} · workspace ${config.workspace} · sandbox ${sandbox.mode} (${fence}) · ${log}\n`;
+  const world = dump.world as { kind: string; connect?: string[]; remote?: { hostname?: string } };
+  const where = world.kind === 'remote' ? ` · world ${world.connect?.join(' ')} (${world.remote?.hostname})` : '';
+  return `dsh mcp ${DSH_VERSION}: preset ${dump.preset}${where} · workspace ${config.workspace} · sandbox ${sandbox.mode} (${fence}) · ${log}\n`;
 }
 
 /** Serves until the client goes away or a signal comes; resolves to the exit status. */
@@ -51,6 +55,7 @@ export async function serveCommand(options: McpOptions): Promise<number> {
       ...(options.workspace ? { workspace: options.workspace } : {}),
       sandbox: { mode: options.sandbox ?? 'workspace-write', network: options.network === true },
       ...(sessionLog ? { sessionLog } : {}),
+      ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
     },
   });
   const dump = dsh.dumpConfig();

@@ -35,3 +35,43 @@ export function directory(value: string): string {
   if (value === '') throw new InvalidArgumentError('expected a directory');
   return isAbsolute(value) ? value : resolve(value);
 }
+
+/**
+ * A channel command line, split into words as a POSIX shell would (single and double quotes,
+ * backslash escapes; no expansions): `'ssh -T host'` → `['ssh', '-T', 'host']`.
+ */
+export function connectArgv(value: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: "'" | '"' | null = null;
+  const at = (i: number): string => value.charAt(i);
+  for (let i = 0; i < value.length; i++) {
+    const c = at(i);
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else word += c;
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === '\\' && '"\\$`'.includes(at(i + 1)) && i + 1 < value.length) word += at(++i);
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < value.length) {
+      word += at(++i);
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw new InvalidArgumentError(`unclosed ${quote} quote`);
+  if (inWord) words.push(word);
+  if (words.length === 0) throw new InvalidArgumentError("expected a command such as 'ssh -T host'");
+  return words;
+}

@@ -23,6 +23,8 @@ export interface RunOptions {
   logDir?: string;
   /** commander's `--no-log`. */
   log?: boolean;
+  /** `--connect`: the channel argv of a remote world. */
+  connect?: string[];
 }
 
 /** Runs the command; resolves to the exit status. */
@@ -30,7 +32,11 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
   const sessionLog = options.log === false ? undefined : { dir: options.logDir ?? DEFAULT_SESSION_ROOT };
   const dsh = await compose({
     preset: 'base',
-    config: { sandbox: { mode: options.sandbox ?? 'danger-full-access' }, ...(sessionLog ? { sessionLog } : {}) },
+    config: {
+      sandbox: { mode: options.sandbox ?? 'danger-full-access' },
+      ...(sessionLog ? { sessionLog } : {}),
+      ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
+    },
   });
   const agent = dsh.createAgent('cli');
   const abort = new AbortController();

@@ -24,6 +24,20 @@ export interface BubblewrapOptions {
   bwrapPath?: string;
   /** Directories every world binds read-write at the same path (the composition's output copies). @default [] */
   outputDirs?: readonly string[];
+  /**
+   * The machine the runtime reaches, when it is not this one (a remote world): its Node.js and
+   * runtime server entry, and why bubblewrap cannot confine there (null when it can), as its
+   * runtime server probed. Worlds then start there, with the remote's paths. @default this machine
+   */
+  farSide?: FarSide;
+}
+
+/** What a remote runtime server said about confinement where it runs. */
+export interface FarSide {
+  node: string;
+  entry: string;
+  /** Why bubblewrap cannot confine there, or null when it can. */
+  unavailable: string | null;
 }
 
 /** The key of a world: its scope and its policy. */
@@ -35,6 +49,7 @@ function keyOf(policy: ResolvedSandbox): string {
 export class BubblewrapSandbox implements Sandbox {
   readonly bwrapPath: string;
   private readonly outputDirs: readonly string[];
+  private readonly farSide: FarSide | undefined;
   private probed: string | null | undefined; // undefined: not probed; null: works; string: why not
   private readonly worlds = new Map<string, SandboxWorld>();
   private disposing: Promise<void> | undefined;
@@ -44,6 +59,7 @@ export class BubblewrapSandbox implements Sandbox {
     const o = typeof options === 'string' ? { bwrapPath: options } : options;
     this.bwrapPath = o.bwrapPath ?? DEFAULT_BWRAP_PATH;
     this.outputDirs = [...(o.outputDirs ?? [])];
+    this.farSide = o.farSide;
     if (!isAbsolute(this.bwrapPath)) {
       throw new DshError('INVALID_ARGUMENT', 'the bubblewrap path must be absolute.', { data: { field: 'bwrapPath' } });
     }
@@ -69,6 +85,10 @@ export class BubblewrapSandbox implements Sandbox {
   private probe(): string | null {
     const fix =
       'install bubblewrap (Debian: apt-get install bubblewrap), or opt out with sandbox mode danger-full-access';
+    if (this.farSide)
+      return this.farSide.unavailable === null
+        ? null
+        : `${this.farSide.unavailable} on the remote machine; ${fix} there`;
     if (process.platform !== 'linux') return `bubblewrap confinement is Linux-only; ${fix}`;
     try {
       accessSync(this.bwrapPath, constants.X_OK);
@@ -97,7 +117,7 @@ export class BubblewrapSandbox implements Sandbox {
     if (held && !held.lost) return held;
     if (held) this.worlds.delete(key); // lost (it failed or died): the next run gets a new one
     try {
-      accessSync(this.bwrapPath, constants.X_OK); // a runner removed since the probe
+      if (!this.farSide) accessSync(this.bwrapPath, constants.X_OK); // a runner removed since the probe
     } catch {
       throw new DshError(
         'SANDBOX_UNAVAILABLE',
@@ -108,8 +128,8 @@ export class BubblewrapSandbox implements Sandbox {
     const world = new SandboxWorld(key, policy, host, {
       bwrapPath: this.bwrapPath,
       outputDirs: this.outputDirs,
-      node: process.execPath,
-      entry: SERVER_ENTRY,
+      node: this.farSide?.node ?? process.execPath,
+      entry: this.farSide?.entry ?? SERVER_ENTRY,
     });
     this.worlds.set(key, world);
     this.retireIdle(policy.scope ?? '', key);

@@ -1,7 +1,7 @@
 /**
  * @dsh/sandbox: ctx.sandboxPolicy (decides) and ctx.sandbox (confines; bubblewrap on Linux).
  */
-export type { BubblewrapOptions } from './bubblewrap.js';
+export type { BubblewrapOptions, FarSide } from './bubblewrap.js';
 export { BubblewrapSandbox, DEFAULT_BWRAP_PATH } from './bubblewrap.js';
 export { classifyRun } from './classify.js';
 export { CGROUP_SLOT, fenceArgs } from './fence.js';

@@ -2,7 +2,7 @@
  * The plugin that mounts ctx.sandboxPolicy and ctx.sandbox (bubblewrap).
  */
 import type { Plugin } from '@dsh/core';
-import { BubblewrapSandbox, DEFAULT_BWRAP_PATH } from './bubblewrap.js';
+import { BubblewrapSandbox, DEFAULT_BWRAP_PATH, type FarSide } from './bubblewrap.js';
 import { type SandboxPolicyOptions, SandboxPolicyService } from './policy.js';
 
 /** Plugin name of {@link sandboxPlugin}. */
@@ -13,14 +13,17 @@ export const SANDBOX_PLUGIN = 'sandbox';
  * modes, the fences of live terminals and the agents' worlds survive it; teardown ends the worlds.
  */
 export function sandboxPlugin(
-  options: SandboxPolicyOptions & { bwrapPath?: string; outputDirs?: readonly string[] },
+  options: SandboxPolicyOptions & { bwrapPath?: string; outputDirs?: readonly string[]; farSide?: FarSide },
 ): Plugin {
-  const { bwrapPath = DEFAULT_BWRAP_PATH, outputDirs = [], ...policy } = options;
+  const { bwrapPath = DEFAULT_BWRAP_PATH, outputDirs = [], farSide, ...policy } = options;
   let held: { policy: SandboxPolicyService; sandbox: BubblewrapSandbox } | undefined;
   return {
     name: SANDBOX_PLUGIN,
     setup(api) {
-      held ??= { policy: new SandboxPolicyService(policy), sandbox: new BubblewrapSandbox({ bwrapPath, outputDirs }) };
+      held ??= {
+        policy: new SandboxPolicyService(policy),
+        sandbox: new BubblewrapSandbox({ bwrapPath, outputDirs, ...(farSide ? { farSide } : {}) }),
+      };
       api.provide('sandboxPolicy', held.policy);
       api.provide('sandbox', held.sandbox);
     },

@@ -35,10 +35,15 @@ export interface LocalBashConfig {
   cwd?: string;
   /** The bash program: a bare name looked up on PATH, or an absolute path. @default 'bash' */
   bash?: string;
+  /**
+   * The stand-in editor of one-shot commands (EDITOR, VISUAL, GIT_EDITOR), already present in the
+   * world the commands run in. @default one written at `<spillDir>/../bin/dsh-no-editor` on this machine
+   */
+  editor?: string;
 }
 
-/** A config with every field decided. */
-export type ResolvedBashConfig = Required<LocalBashConfig>;
+/** A config with every field decided (`editor` stays optional). */
+export type ResolvedBashConfig = Required<Omit<LocalBashConfig, 'editor'>> & Pick<LocalBashConfig, 'editor'>;
 
 function invalid(field: string, problem: string): never {
   throw new DshError('INVALID_ARGUMENT', `bash executor config "${field}" ${problem}.`, { data: { field } });
@@ -70,6 +75,7 @@ export function resolveBashConfig(config: LocalBashConfig = {}): ResolvedBashCon
     'graceMs',
     'cwd',
     'bash',
+    'editor',
   ]);
   for (const key of Object.keys(config)) if (!known.has(key)) invalid(key, 'is not a known option');
   const maxTimeoutMs = positiveInt(config.maxTimeoutMs ?? DEFAULT_MAX_TIMEOUT_MS, 'maxTimeoutMs', 24 * 3600_000);
@@ -91,5 +97,6 @@ export function resolveBashConfig(config: LocalBashConfig = {}): ResolvedBashCon
     graceMs: positiveInt(config.graceMs ?? DEFAULT_GRACE_MS, 'graceMs', MAX_GRACE_MS, 0),
     cwd: absolute(config.cwd ?? process.cwd(), 'cwd'),
     bash,
+    ...(config.editor !== undefined ? { editor: absolute(config.editor, 'editor') } : {}),
   };
 }

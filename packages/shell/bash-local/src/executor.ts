@@ -51,7 +51,9 @@ export class LocalBashExecutor extends ShellExecutor {
     this.subprocess = deps.subprocess;
     this.sandbox = deps.sandbox;
     this.config = resolveBashConfig(config);
-    this.managedEnv = nonInteractiveEnv(noEditorCommand(join(dirname(this.config.spillDir), 'bin')));
+    this.managedEnv = nonInteractiveEnv(
+      this.config.editor ?? noEditorCommand(join(dirname(this.config.spillDir), 'bin')),
+    );
   }
 
   /** @throws DshError `INVALID_ARGUMENT` naming the field. */

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 export const NO_EDITOR_MESSAGE =
   'dsh: no editor can run in a one-shot command (there is no terminal). Pass the text instead: git commit -m "message" (or -F FILE), or write the file with a heredoc.';
 
+/** The stand-in editor's script (also written into remote worlds). */
+export const NO_EDITOR_SCRIPT = `#!/bin/sh\necho '${NO_EDITOR_MESSAGE.replace(/'/g, "'\\''")}' >&2\nexit 1\n`;
+
 /** The file name of the stand-in editor. */
 const NO_EDITOR = 'dsh-no-editor';
 
@@ -22,7 +25,7 @@ export function noEditorCommand(binDir: string): string {
   if (existsSync(path)) return path;
   try {
     mkdirSync(binDir, { recursive: true, mode: 0o700 });
-    writeFileSync(path, `#!/bin/sh\necho '${NO_EDITOR_MESSAGE.replace(/'/g, "'\\''")}' >&2\nexit 1\n`, { mode: 0o700 });
+    writeFileSync(path, NO_EDITOR_SCRIPT, { mode: 0o700 });
     chmodSync(path, 0o700);
     return path;
   } catch {

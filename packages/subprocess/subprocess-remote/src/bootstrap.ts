@@ -82,7 +82,7 @@ export async function connectWorld(
     await handle.terminate();
     throw error;
   }
-  const runtime = runtimeOver(handle, connect, options);
+  const runtime = runtimeOver(handle, connect, options, false);
   handle.stdout?.resume(); // paused by the handshake until the runtime listened
   const timer = setTimeout(() => void runtime.dispose(), BOOT_TIMEOUT_MS);
   try {

@@ -71,8 +71,10 @@ export function runtimeOver(
   handle: SubprocessHandle,
   argv: readonly string[],
   options: ChannelOptions,
+  sharesFilesystem = true,
 ): RemoteSubprocessRuntime {
   return new RemoteSubprocessRuntime({
+    sharesFilesystem,
     input: handle.stdout as NonNullable<typeof handle.stdout>,
     output: handle.stdin as NonNullable<typeof handle.stdin>,
     reason: () => channelEnded(handle, argv[0]),

@@ -32,6 +32,11 @@ export interface Channel {
   release?(): Promise<void>;
   /** Why the channel ended, for the loss error (e.g. the transport's exit and stderr). @default none */
   reason?(): Promise<string>;
+  /**
+   * Whether the far side sees this machine's files at the same paths (a sandbox world does;
+   * another machine does not). @default true
+   */
+  sharesFilesystem?: boolean;
 }
 
 /** ctx.subprocess in another world. */
@@ -57,6 +62,11 @@ export class RemoteSubprocessRuntime extends SubprocessRuntime {
   /** Resolves with the loss error when the channel ends other than by `dispose()`. */
   get lost(): Promise<DshError> {
     return this.client.lost;
+  }
+
+  /** False when the world is another machine: paths there are not this machine's. */
+  get sharesFilesystem(): boolean {
+    return this.channel.sharesFilesystem !== false;
   }
 
   /** True once the channel is gone. */

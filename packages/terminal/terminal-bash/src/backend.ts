@@ -55,15 +55,16 @@ export class BashTerminalBackend implements TerminalBackend {
     }
     const xterm = await loadXterm();
     const nonce = newNonce();
-    const rc = writeRcFile(nonce);
+    // A restricted shell runs in the agent's world: inside the fence, with the world's pids; its
+    // rc file is written in that same world.
+    const host = this.subprocess();
+    const runtime = confined && sandbox && resolved ? sandbox.world(resolved, host).runtime : host;
+    const rc = await writeRcFile(runtime, nonce);
     const shellArgv = [this.config.bash, '--noprofile', '--rcfile', rc.path, '-i'];
     // The mode cannot change while this PTY lives: the fence is held until the session closes.
     const release = policy ? policy.fence(request.owner) : () => undefined;
     let handle: Awaited<ReturnType<SubprocessRuntime['spawnTerminal']>>;
     try {
-      // A restricted shell runs in the agent's world: inside the fence, with the world's pids.
-      const host = this.subprocess();
-      const runtime = confined && sandbox && resolved ? sandbox.world(resolved, host).runtime : host;
       handle = await runtime.spawnTerminal({
         argv: shellArgv,
         cwd: request.cwd ?? this.config.cwd,

@@ -4,9 +4,8 @@
  * variables, never exported, so programs run in the session do not inherit them.
  */
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { DshError } from '@dsh/core';
+import type { SubprocessRuntime } from '@dsh/subprocess';
 
 /** A per-session secret that only the shell's own prompt hook prints. */
 export function newNonce(): string {
@@ -30,25 +29,55 @@ export function rcText(nonce: string): string {
 }
 
 /**
- * Where rc files go: /var/tmp when usable, since a sandboxed shell gets a fresh /tmp and would
- * not see a file written to the host's.
+ * Writes the rc file through `runtime`, in the world the shell will run in (this machine, a
+ * sandbox world, a remote one), into a fresh private directory under that world's temp dir;
+ * `remove` deletes both (best effort, in the background).
+ * @throws DshError `TERMINAL_START_FAILED` (rejection) when it cannot be written there.
  */
-function rcParent(): string {
-  try {
-    accessSync('/var/tmp', constants.W_OK);
-    return '/var/tmp';
-  } catch {
-    return tmpdir();
+export async function writeRcFile(
+  runtime: SubprocessRuntime,
+  nonce: string,
+): Promise<{ path: string; remove(): void }> {
+  const h = runtime.spawn({
+    argv: ['sh', '-c', RC_WRITER],
+    cwd: '/',
+    env: {},
+    stdin: { kind: 'pipe' },
+    stdout: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
+    stderr: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
+    graceMs: 1_000,
+  });
+  h.stdin?.on('error', () => undefined); // a writer that failed is told by its exit
+  h.stdin?.end(rcText(nonce));
+  const outcome = await h.done;
+  const dir = h.stdoutReader?.read(0).text ?? '';
+  if (outcome.exitCode !== 0 || !dir.startsWith('/')) {
+    const why = outcome.error?.message ?? h.stderrReader?.read(0).text.trim() ?? `exit code ${outcome.exitCode}`;
+    throw new DshError('TERMINAL_START_FAILED', `the shell's start-up file could not be written: ${why}.`);
   }
+  return {
+    path: `${dir}/bashrc`,
+    remove: () => {
+      const rm = runtime.spawn({
+        argv: ['rm', '-rf', '--', dir],
+        cwd: '/',
+        env: {},
+        stdin: { kind: 'ignore' },
+        stdout: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
+        stderr: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
+        graceMs: 1_000,
+      });
+      void rm.done;
+    },
+  };
 }
 
-/** Writes the rc file into a fresh private directory; `remove` deletes both. */
-export function writeRcFile(nonce: string): { path: string; remove(): void } {
-  const dir = mkdtempSync(join(rcParent(), 'dsh-term-'));
-  const path = join(dir, 'bashrc');
-  writeFileSync(path, rcText(nonce), { mode: 0o600 });
-  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
+/** Makes a private directory in the world's temp dir, writes stdin to `bashrc` there, prints the directory. */
+const RC_WRITER =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+  'umask 077; d=$(mktemp -d "${TMPDIR:-/tmp}/dsh-term-XXXXXX") || exit 1; cat > "$d/bashrc" || exit 1; printf %s "$d"';
+/** What the rc writer may print: a path or a short error. */
+const RC_WRITER_OUTPUT_BYTES = 4096;
 
 /** The payload the continuation prompt (PS2) carries: the command line is not complete. */
 export function continuationPayload(nonce: string): string {

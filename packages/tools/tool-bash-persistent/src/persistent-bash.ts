@@ -13,6 +13,7 @@ import {
   outputSchema,
   parseArgs,
   saveText,
+  sharesFiles,
   type ToolContext,
   type ToolDefinition,
   type ToolResult,
@@ -174,7 +175,7 @@ export function createPersistentBashTool(options: PersistentBashOptions): ToolDe
         const plan = planDisplay(output, '', BODY_MAX_CHARS);
         if (plan.cut.stdout) {
           const path = saveText(
-            options.savedDir ?? join(tmpdir(), `dsh-${userInfo().username}`, 'spill'),
+            sharesFiles(ctx) ? (options.savedDir ?? join(tmpdir(), `dsh-${userInfo().username}`, 'spill')) : null,
             'terminal',
             output,
           );

@@ -5,9 +5,11 @@
  */
 import {
   type Approver,
+  type Ctx,
   defineTool,
   isDshError,
   resolveWorkdir,
+  sharesFiles,
   type ToolDefinition,
   type ToolResult,
   toolError,
@@ -43,6 +45,19 @@ function maxTimeoutOf(shell: ShellExecutor): number | null {
   return typeof max === 'number' ? max : null;
 }
 
+/** True when the composition's ctx.subprocess is a channel that was lost. */
+function worldDisconnected(ctx: Ctx): boolean {
+  return (ctx as unknown as { subprocess?: { disconnected?: unknown } }).subprocess?.disconnected === true;
+}
+
+/** The result when the machine the commands run on was lost: nothing more can run there. */
+export function worldLost(message: string): ToolResult {
+  return toolError(
+    `${message.replace(/\.?$/, '.')} The command may not have run, or was cut off; nothing more can run in this world. Tell the user the connection to the machine was lost; dsh must be restarted (or reconnected) to go on.`,
+    'WORLD_DISCONNECTED',
+  );
+}
+
 /** The tool result of a finished foreground command. */
 function finished(
   outcome: ShellProcessOutcome,
@@ -50,7 +65,11 @@ function finished(
   shell: ShellExecutor,
   notes: string[],
   naming: Naming,
+  filesHere: boolean,
+  worldGone: () => boolean,
 ): ToolResult {
+  // The composition's own world was lost (not an agent's sandbox world: that is a runner failure).
+  if (outcome.startError?.code === 'WORLD_DISCONNECTED' && worldGone()) return worldLost(outcome.startError.message);
   const failure = infrastructureError(outcome.startError, spec.sandbox?.mode);
   if (failure?.code === 'SANDBOX_UNAVAILABLE' || failure?.code === 'RESOURCE_EXHAUSTED') {
     return toolError(failure.message, failure.code);
@@ -58,7 +77,7 @@ function finished(
   if (failure) throw failure; // the shell itself could not run: an infrastructure failure
   const rendered = renderForModel(outcome, {
     maxTimeoutMs: maxTimeoutOf(shell),
-    spillDir: spec.spillDir,
+    spillDir: filesHere ? spec.spillDir : null,
     notes,
     naming,
   });
@@ -104,7 +123,7 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
         approvers: [context.approve, options.approver],
       });
       if ('refusal' in choice) return choice.refusal;
-      const where = resolveWorkdir(options.workspace, args.workdir);
+      const where = resolveWorkdir(options.workspace, args.workdir, sharesFiles(ctx));
       if ('error' in where) return toolError(where.error, 'WORKDIR_NOT_FOUND');
       const shell = ctx.get('shell');
       const spec = shell.resolve({
@@ -120,11 +139,15 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
           spec,
           context,
           jobs,
-          finish: (outcome) => finished(outcome, spec, shell, choice.notes, context),
+          finish: (outcome) =>
+            finished(outcome, spec, shell, choice.notes, context, sharesFiles(ctx), () => worldDisconnected(ctx)),
         });
       }
       const background = ctx.get('jobs');
-      const jobId = background.start(owner, { title: args.command, run: () => jobRunOf(shell.start(spec)) });
+      const jobId = background.start(owner, {
+        title: args.command,
+        run: () => jobRunOf(shell.start(spec), sharesFiles(ctx)),
+      });
       const info = background.info(owner, jobId);
       if (info.state === 'failed') {
         return toolError(

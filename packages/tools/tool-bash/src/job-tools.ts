@@ -1,7 +1,7 @@
 /**
  * `job_output`, `job_kill`, `job_list`: the model's view of its own background jobs.
  */
-import { defineTool, isDshError, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
+import { defineTool, isDshError, sharesFiles, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import type { JobInfo } from '@dsh/jobs';
 import { jobIdArgs, jobKillOutput, jobListOutput, jobOutputOutput, noArgs } from './args.js';
 import { capForModel, completeCopy } from './render-facts.js';
@@ -13,10 +13,10 @@ function notFound(error: unknown): ToolResult {
 }
 
 /** What a lossy read says: how much was dropped, and where all of it is (only when that file is complete). */
-function lossNote(data: Record<string, unknown> | undefined): string {
+function lossNote(data: Record<string, unknown> | undefined, filesHere: boolean): string {
   const skipped = Number(data?.skipped ?? 0);
   const paths = (data?.spill_paths ?? {}) as { stdout?: string | null; stderr?: string | null };
-  const copy = completeCopy(paths.stdout ?? null) ?? completeCopy(paths.stderr ?? null);
+  const copy = completeCopy(paths.stdout ?? null, filesHere) ?? completeCopy(paths.stderr ?? null, filesHere);
   const what =
     skipped > 0 ? `${skipped} bytes of output since your last read were` : 'some output since your last read was';
   const where = copy
@@ -47,8 +47,10 @@ export function createJobOutputTool(): ToolDefinition {
       const { info } = out;
       // Only the output is capped: the notes around it are never cut off.
       const lines: string[] = [];
-      if (out.lossy) lines.push(lossNote(out.data));
-      if (out.text) lines.push(capForModel(out.text.replace(/\n$/, ''), spillDirOf(ctx.get('shell')), !out.lossy));
+      const here = sharesFiles(ctx);
+      if (out.lossy) lines.push(lossNote(out.data, here));
+      if (out.text)
+        lines.push(capForModel(out.text.replace(/\n$/, ''), spillDirOf(ctx.get('shell'), here), !out.lossy));
       if (info.result) lines.push(`[job ${info.id} ${info.state} after ${age(info)}]`, info.result.text);
       else lines.push(`[job ${info.id} ${info.state} for ${age(info)}; call job_output again later for more]`);
       return {
@@ -96,7 +98,7 @@ export function createJobListTool(): ToolDefinition {
           ? 'No background jobs. Start one with bash and run_in_background: true.'
           : jobs.map((j) => `${j.id}  ${j.state.padEnd(9)} ${age(j).padStart(6)}  ${j.title}`).join('\n');
       return {
-        text: capForModel(text, spillDirOf(ctx.get('shell'))),
+        text: capForModel(text, spillDirOf(ctx.get('shell'), sharesFiles(ctx))),
         isError: false,
         data: { jobs: jobs.map((j) => ({ job_id: j.id, state: j.state, title: j.title })) },
       };

@@ -49,22 +49,30 @@ function leftoverNote(result: RenderableResult, naming: Naming): string[] {
   return [background ? `${what}; start servers and watchers with ${background} and read them with job_output` : what];
 }
 
-/** `path` when the complete copy is still on disk; null when it was removed (e.g. by the disk budget). */
-export function completeCopy(path: string | null): string | null {
-  return path !== null && existsSync(path) ? path : null;
+/**
+ * `path` when the complete copy is still on disk; null when it was removed (e.g. by the disk
+ * budget). With `filesHere` false the copy is on another machine and is taken as it is named.
+ */
+export function completeCopy(path: string | null, filesHere = true): string | null {
+  return path !== null && (!filesHere || existsSync(path)) ? path : null;
 }
 
 const readHint = '(read it with head, tail, grep or sed -n)';
 
 /** Notes for streams the collector truncated (independent of any display cap). */
-export function notesFor(result: RenderableResult, maxTimeoutMs: number | null, naming: Naming = {}): string[] {
+export function notesFor(
+  result: RenderableResult,
+  maxTimeoutMs: number | null,
+  naming: Naming = {},
+  filesHere = true,
+): string[] {
   const notes = [...timeoutNote(result, maxTimeoutMs, naming), ...leftoverNote(result, naming)];
   for (const [name, stream] of [
     ['stdout', result.stdout],
     ['stderr', result.stderr],
   ] as const) {
     if (!stream.truncated) continue;
-    const copy = completeCopy(stream.spillPath);
+    const copy = completeCopy(stream.spillPath, filesHere);
     notes.push(
       copy
         ? `only the end of ${name} is shown; the complete ${name} is in ${copy} ${readHint}`
@@ -85,11 +93,14 @@ export function notesFor(result: RenderableResult, maxTimeoutMs: number | null, 
  */
 export function renderForModel(
   result: RenderableResult & { durationMs?: number },
-  options: { maxTimeoutMs: number | null; spillDir: string; notes?: string[]; naming?: Naming },
+  options: { maxTimeoutMs: number | null; spillDir: string | null; notes?: string[]; naming?: Naming },
 ): { text: string; data: Record<string, unknown> } {
   const maxChars = MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS;
   const plan = planDisplay(result.stdout.text, result.stderr.text, maxChars);
-  const notes = [...(options.notes ?? []), ...notesFor(result, options.maxTimeoutMs, options.naming)];
+  const notes = [
+    ...(options.notes ?? []),
+    ...notesFor(result, options.maxTimeoutMs, options.naming, options.spillDir !== null),
+  ];
   const saved: Record<string, string | null> = {};
   for (const name of ['stdout', 'stderr'] as const) {
     const stream = result[name];
@@ -117,7 +128,7 @@ export function renderForModel(
 }
 
 /** Only the markers of a result (no body): for a job whose output the model already read incrementally. */
-export function renderMarkersOnly(result: RenderableResult): string {
+export function renderMarkersOnly(result: RenderableResult, filesHere = true): string {
   // The text is left out, not lost: the markers keep saying how much of it was kept.
   const empty = (s: RenderableResult['stdout']) => ({
     ...s,
@@ -126,7 +137,7 @@ export function renderMarkersOnly(result: RenderableResult): string {
   });
   return renderShellResult(
     { ...result, stdout: empty(result.stdout), stderr: empty(result.stderr) },
-    { notes: notesFor(result, null) },
+    { notes: notesFor(result, null, {}, filesHere) },
   );
 }
 
@@ -135,7 +146,7 @@ export function renderMarkersOnly(result: RenderableResult): string {
  * boundary; when it cuts, the text is saved in `spillDir` and the note says where. `complete`
  * says whether the text is all of what it stands for: only then is the saved file "all of it".
  */
-export function capForModel(text: string, spillDir: string, complete = true): string {
+export function capForModel(text: string, spillDir: string | null, complete = true): string {
   if (text.length <= MODEL_OUTPUT_MAX_CHARS) return text;
   const shown = keepTailLines(text, MODEL_OUTPUT_MAX_CHARS - TRAILER_RESERVE_CHARS);
   const path = saveText(spillDir, 'output', text);

@@ -4,7 +4,7 @@
  * the call's yield limit it is handed over to ctx.jobs — nothing of it lost — and the call
  * returns its output so far and the job id.
  */
-import type { ToolContext, ToolResult } from '@dsh/core';
+import { sharesFiles, type ToolContext, type ToolResult } from '@dsh/core';
 import type { JobRun, JobService } from '@dsh/jobs';
 import type { ShellExecSpec, ShellExecutor, ShellProcess, ShellProcessOutcome } from '@dsh/shell';
 import { OutputTail } from './output-tail.js';
@@ -14,7 +14,7 @@ import { factsOf, renderMarkersOnly } from './render-facts.js';
 export const PROGRESS_INTERVAL_MS = 1_000;
 
 /** A started command as a job (reads continue where the caller stopped). */
-export function jobRunOf(proc: ShellProcess): JobRun {
+export function jobRunOf(proc: ShellProcess, filesHere = true): JobRun {
   return {
     readOutput: () => {
       const read = proc.readOutput();
@@ -23,7 +23,7 @@ export function jobRunOf(proc: ShellProcess): JobRun {
     cancel: () => proc.kill(),
     done: proc.done.then((outcome) => ({
       ok: outcome.exitCode === 0 && !outcome.timedOut && !outcome.aborted,
-      text: renderMarkersOnly(outcome),
+      text: renderMarkersOnly(outcome, filesHere),
       data: { ...factsOf(outcome), killed: outcome.killed },
       cancelled: outcome.killed,
     })),
@@ -90,7 +90,7 @@ function handOver(
   tail: OutputTail,
   elapsedMs: number,
 ): ToolResult {
-  const jobId = jobs.adopt(context.owner, { title: spec.command, run: () => jobRunOf(proc) });
+  const jobId = jobs.adopt(context.owner, { title: spec.command, run: () => jobRunOf(proc, sharesFiles(context.ctx)) });
   const note = `[note: still running after ${Math.round(elapsedMs / 1000)} s, so it goes on as background job ${jobId}; its ${spec.timeoutMs} ms deadline still applies. Read what follows with job_output {"job_id":"${jobId}"}; stop it with job_kill.]`;
   const shown = tail.render();
   return {

@@ -7,8 +7,12 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { ShellExecutor } from '@dsh/shell';
 
-/** The executor's spill directory when it exposes one, else a private default. */
-export function spillDirOf(shell: ShellExecutor): string {
+/**
+ * The executor's spill directory when it exposes one, else a private default; null when the
+ * composition's commands run on another machine (`filesHere` false), where no local copy is readable.
+ */
+export function spillDirOf(shell: ShellExecutor, filesHere = true): string | null {
+  if (!filesHere) return null;
   const dir = (shell as { config?: { spillDir?: unknown } }).config?.spillDir;
   return typeof dir === 'string' ? dir : join(tmpdir(), `dsh-${userInfo().username}`, 'spill');
 }

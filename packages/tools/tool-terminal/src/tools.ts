@@ -6,6 +6,7 @@ import {
   isDshError,
   type jsonSchema,
   resolveWorkdir,
+  sharesFiles,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
@@ -71,8 +72,8 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
       'terminal_open',
       'Open a persistent interactive bash terminal of your own (state, cwd and programs persist between sends). Returns its terminal_id.',
       { args: openArgs, output: openOutput },
-      async (args: { name?: string; workdir?: string }, terminals, { owner }) => {
-        const where = resolveWorkdir(options.workspace, args.workdir);
+      async (args: { name?: string; workdir?: string }, terminals, { owner, ctx }) => {
+        const where = resolveWorkdir(options.workspace, args.workdir, sharesFiles(ctx));
         if ('error' in where) return toolError(where.error, 'WORKDIR_NOT_FOUND');
         const opened = await terminals.open(owner, { type: SHELL, name: args.name, cwd: where.dir });
         const intro = opened.opening.trim() ? `\n${opened.opening.trim()}` : '';

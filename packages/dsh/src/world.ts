@@ -1,0 +1,153 @@
+/**
+ * The composition's execution world (DESIGN §15): `{ kind: 'local' }`, this machine, or
+ * `{ kind: 'remote', connect }`, a runtime server reached over a channel argv (`ssh -T host`,
+ * `docker exec -i ctr`, `kubectl exec -i pod --`) and booted there when missing. Shell, jobs,
+ * terminals, tools and the MCP server run in it unchanged; workspace and output paths are the
+ * remote's; the sandbox resolves on the remote side.
+ */
+import { tmpdir } from 'node:os';
+import { NO_EDITOR_SCRIPT } from '@dsh/bash-local';
+import { DshError, type Plugin } from '@dsh/core';
+import type { FarSide } from '@dsh/sandbox';
+import type { SpawnSpec } from '@dsh/subprocess';
+import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
+import { type ConnectedWorld, connectWorld, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
+
+/** Where commands run. */
+export type WorldConfig =
+  | { kind: 'local' }
+  | {
+      kind: 'remote';
+      /** The channel argv; dsh appends the command that starts its runtime server there. */
+      connect: string[];
+      /** Node.js on the remote. @default the first `node` on its PATH */
+      node?: string;
+    };
+
+/** Plugin name of the remote world's `ctx.subprocess`. */
+export const WORLD_REMOTE_PLUGIN = 'world-remote';
+/** The longest a clean-up command on the remote (mkdir, rm of the output directory) may take. */
+const REMOTE_STEP_MS = 30_000;
+
+/** A connected remote world and the local runtime that carries its channel. */
+export interface OpenWorld extends ConnectedWorld {
+  connect: string[];
+  carrier: LocalSubprocessRuntime;
+  /** Runs a small command there; resolves with its exit code and output. */
+  run(argv: string[]): Promise<{ exitCode: number | null; text: string }>;
+  /** Ends the channel and its carrier. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects the remote world of `config`.
+ * @throws DshError `WORLD_UNAVAILABLE`, `INVALID_ARGUMENT` (rejections).
+ */
+export async function openRemoteWorld(
+  config: Extract<WorldConfig, { kind: 'remote' }>,
+  containment: 'auto' | 'session',
+): Promise<OpenWorld> {
+  const carrier = new LocalSubprocessRuntime({ containment });
+  let world: ConnectedWorld;
+  try {
+    world = await connectWorld(config.connect, carrier, {
+      cwd: tmpdir(),
+      containment,
+      ...(config.node ? { node: config.node } : {}),
+    });
+  } catch (error) {
+    await carrier.dispose();
+    throw error;
+  }
+  const runtime = world.runtime;
+  const run = async (argv: string[]) => {
+    const spec: SpawnSpec = {
+      argv,
+      cwd: '/',
+      env: {},
+      stdin: { kind: 'ignore' },
+      stdout: { kind: 'collect', maxBytes: 64 * 1024 },
+      stderr: { kind: 'collect', maxBytes: 64 * 1024 },
+      graceMs: 1_000,
+      signal: AbortSignal.timeout(REMOTE_STEP_MS),
+    };
+    const h = runtime.spawn(spec);
+    const outcome = await h.done;
+    if (outcome.error) throw outcome.error;
+    return {
+      exitCode: outcome.exitCode,
+      text: `${h.stdoutReader?.read(0).text ?? ''}${h.stderrReader?.read(0).text ?? ''}`,
+    };
+  };
+  return {
+    ...world,
+    connect: [...config.connect],
+    carrier,
+    run,
+    close: async () => {
+      await runtime.dispose();
+      await carrier.dispose();
+    },
+  };
+}
+
+/** What the sandbox needs to know about the far side. */
+export function farSideOf(world: OpenWorld): FarSide {
+  const sandbox = world.info.sandbox as { unavailable?: string | null } | undefined;
+  return {
+    node: world.info.execPath,
+    entry: String(world.info.entry),
+    unavailable: sandbox ? (sandbox.unavailable ?? null) : 'the remote runtime server did not probe for bubblewrap',
+  };
+}
+
+/**
+ * Mounts the remote runtime as `ctx.subprocess`. Teardown removes the composition's output
+ * directory there (unless kept), then ends the channel.
+ */
+export function remoteWorldPlugin(world: OpenWorld, cleanup: { dir: string; keep: boolean }): Plugin {
+  let ended: Promise<void> | undefined;
+  return {
+    name: WORLD_REMOTE_PLUGIN,
+    setup(api) {
+      api.provide('subprocess', world.runtime as RemoteSubprocessRuntime);
+    },
+    async dispose(reason) {
+      if (reason !== 'teardown') return;
+      ended ??= (async () => {
+        if (!cleanup.keep && !world.runtime.disconnected)
+          await world.run(['rm', '-rf', '--', cleanup.dir]).catch(() => undefined);
+        await world.close();
+      })();
+      await ended;
+    },
+  };
+}
+
+/**
+ * Checks the workspace and makes the output directory on the remote.
+ * @throws DshError `INVALID_ARGUMENT` (the workspace is not a directory there), `WORLD_UNAVAILABLE`.
+ */
+export async function prepareRemote(
+  world: OpenWorld,
+  workspace: string,
+  place: { spillDir: string; editor: string },
+): Promise<void> {
+  const ws = await world.run(['test', '-d', workspace]);
+  if (ws.exitCode !== 0) {
+    throw new DshError(
+      'INVALID_ARGUMENT',
+      `compose config "workspace" is ${workspace}, which is not an existing directory on the remote machine; create it there or pass another.`,
+      { data: { field: 'workspace' } },
+    );
+  }
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+  const make = 'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$2" > "$3" && chmod 700 "$3"';
+  const made = await world.run(['sh', '-c', make, 'dsh-prepare', place.spillDir, NO_EDITOR_SCRIPT, place.editor]);
+  if (made.exitCode !== 0) {
+    throw new DshError(
+      'WORLD_UNAVAILABLE',
+      `The output directory ${place.spillDir} cannot be made on the remote: ${made.text.trim()}; give config.output.dir a writable path there.`,
+    );
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Remote worlds over a real sshd on loopback (DESIGN §15): the boot sends the runtime server to a
+ * user that has only Node.js, and finds it cached the next time; shell, jobs, terminals, tools and
+ * the sandbox run there with the remote's paths; a lost channel settles everything with
+ * WORLD_DISCONNECTED; the server ends its trees when its stdin closes; bad worlds are refused.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compose, type Dsh } from 'dsh';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SSH_TEST_USER, type Sshd, startSshd } from '../../../test/sshd.js';
+import { codeOf, isAlive, waitFor } from '../../../test/support.js';
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'dsh.js');
+/** What dumpConfig() says of a remote world. */
+type WorldDump = {
+  kind: string;
+  boot: string;
+  connected: boolean;
+  remote: { uid: number; home: string; node: string; fence: string | null };
+};
+let sshd: Sshd;
+const open: Dsh[] = [];
+const tokens: string[] = [];
+
+beforeAll(async () => {
+  sshd = await startSshd();
+});
+afterAll(async () => {
+  await sshd?.stop();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((d) => d.dispose()));
+  for (const t of tokens.splice(0)) for (const pid of sleepers(t)) if (pid > 1) process.kill(pid, 'SIGKILL');
+});
+
+/** Live `sleep <N><token>` processes (the remote is this machine, so /proc shows them). */
+function sleepers(token: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+      if (argv[0]?.endsWith('sleep') && argv[1]?.endsWith(token) && isAlive(Number(name))) found.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+function token(): string {
+  const t = String(randomInt(100_000, 999_999));
+  tokens.push(t);
+  return t;
+}
+
+async function remote(user = 'root', preset: 'base' | 'full' = 'full', extra: Record<string, unknown> = {}) {
+  const dsh = await compose({
+    preset,
+    config: { world: { kind: 'remote', connect: sshd.argv(user) }, sandbox: { mode: 'danger-full-access' }, ...extra },
+  });
+  open.push(dsh);
+  return dsh;
+}
+
+describe('remote world over ssh', () => {
+  it('boots the runtime server for a user with only Node.js, then finds it cached; runs there with its paths', async () => {
+    const home = execFileSync('sh', ['-c', `getent passwd ${SSH_TEST_USER} | cut -d: -f6`], {
+      encoding: 'utf8',
+    }).trim();
+    rmSync(join(home, '.cache', 'dsh'), { recursive: true, force: true });
+    const first = await remote(SSH_TEST_USER, 'base');
+    const world = first.dumpConfig().world as WorldDump;
+    expect(world).toMatchObject({ kind: 'remote', boot: 'sent', connected: true });
+    expect(world.remote).toMatchObject({
+      uid: Number(execFileSync('id', ['-u', SSH_TEST_USER], { encoding: 'utf8' })),
+    });
+    expect(world.remote.home).toBe(home);
+    expect(world.remote.node).toBe(process.version);
+    const agent = first.createAgent('a');
+    const r = await first.tools.call(agent, 'bash', { command: 'id -un; pwd' });
+    expect(r.text).toContain(`${SSH_TEST_USER}\n${home}\n`);
+    expect(r.text).toContain('[exit code: 0]');
+    const outputDir = (first.dumpConfig().config as { output: { dir: string } }).output.dir;
+    expect(outputDir.startsWith('/tmp/dsh-')).toBe(true);
+    // The stand-in editor exists there: git commit without -m fails at once with the message.
+    const editor = await first.tools.call(agent, 'bash', { command: '"$EDITOR" x; echo "status $?"' });
+    expect(editor.text).toContain('no editor can run in a one-shot command');
+    expect(editor.text).toContain('status 1');
+    const second = await remote(SSH_TEST_USER, 'base');
+    expect((second.dumpConfig().world as Record<string, unknown>).boot).toBe('cached');
+    await first.dispose();
+    await waitFor(() => !existsSync(join(outputDir)), 'the remote output directory to be removed at dispose');
+  });
+
+  it('shell, background jobs, spills, terminals and the sandbox run there unchanged', async () => {
+    const dsh = await remote('root', 'full');
+    const agent = dsh.createAgent('a');
+    const big = await dsh.tools.call(agent, 'bash', { command: 'seq 1 2000000' });
+    expect(big.text).toMatch(/complete stdout is in (\S+)/);
+    const spill = /complete stdout is in (\S+)/.exec(big.text)?.[1] as string;
+    const tail = await dsh.tools.call(agent, 'bash', { command: `tail -n 1 ${spill}` });
+    expect(tail.text).toContain('2000000\n');
+    const job = await dsh.tools.call(agent, 'bash', {
+      command: 'echo from-job; sleep 0.2; echo done',
+      run_in_background: true,
+    });
+    const id = (job.data as { job_id: string }).job_id;
+    await waitFor(async () => {
+      const out = await dsh.tools.call(agent, 'job_output', { job_id: id });
+      return out.text.includes('[exit code: 0]') ? out : null;
+    }, 'the job to end');
+    const term = await dsh.tools.call(agent, 'terminal_open', {});
+    const tid = (term.data as { terminal_id: string }).terminal_id;
+    const sent = await dsh.tools.call(agent, 'terminal_send', { terminal_id: tid, input: 'echo $((6*7)); tty' });
+    expect(sent.text).toContain('42');
+    expect(sent.text).toMatch(/\/dev\/pts\/\d+/);
+    await dsh.tools.call(agent, 'terminal_close', { terminal_id: tid });
+    // The sandbox resolves on the remote side: bubblewrap there, the workspace writable, / not.
+    const fenced = await compose({
+      preset: 'base',
+      config: {
+        world: { kind: 'remote', connect: sshd.argv('root') },
+        workspace: '/tmp',
+        sandbox: { mode: 'workspace-write' },
+      },
+    });
+    open.push(fenced);
+    expect((fenced.dumpConfig().world as WorldDump).remote.fence).toBe('bubblewrap');
+    const b = fenced.createAgent('b');
+    const denied = await fenced.tools.call(b, 'bash', { command: 'touch /etc/dsh-remote-escape' });
+    expect(denied.text).toContain('Read-only file system');
+    expect(existsSync('/etc/dsh-remote-escape')).toBe(false);
+  });
+
+  it('a lost channel settles in-flight calls with WORLD_DISCONNECTED, and later calls say the world was lost', async () => {
+    const dsh = await remote('root', 'base');
+    const agent = dsh.createAgent('a');
+    const t = token();
+    const info = await (dsh.ctx.subprocess as unknown as { ready: Promise<{ pid: number }> }).ready;
+    const call = dsh.tools.call(agent, 'bash', { command: `sleep 7${t}` });
+    await waitFor(() => sleepers(t).length === 1, 'the command to run there');
+    expect(info.pid).toBeGreaterThan(1);
+    process.kill(info.pid, 'SIGKILL'); // the runtime server dies: the channel is lost
+    const lost = await call;
+    expect(lost.isError).toBe(true);
+    expect((lost.data as { error: { code: string } }).error.code).toBe('WORLD_DISCONNECTED');
+    const later = await dsh.tools.call(agent, 'bash', { command: 'true' });
+    expect((later.data as { error: { code: string } }).error.code).toBe('WORLD_DISCONNECTED');
+    expect(later.text).toContain('was lost');
+  });
+
+  it('the server ends every tree it started when its stdin closes (the channel process killed here)', async () => {
+    const dsh = await remote('root', 'base');
+    const agent = dsh.createAgent('a');
+    const t = token();
+    await dsh.tools.call(agent, 'bash', {
+      command: `setsid sleep 8${t} >/dev/null 2>&1 & exec sleep 9${t}`,
+      run_in_background: true,
+    });
+    await waitFor(() => sleepers(t).length === 2, 'the trees to run there');
+    const channel = readdirSync('/proc').find((name) => {
+      try {
+        const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+        const ppid = Number(readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
+        return argv[0] === 'ssh' && argv.includes(String(sshd.port)) && ppid === process.pid;
+      } catch {
+        return false;
+      }
+    });
+    expect(channel).toBeDefined();
+    process.kill(Number(channel), 'SIGKILL');
+    await waitFor(() => sleepers(t).length === 0, 'the remote trees to end with the channel');
+  });
+
+  it('refuses bad worlds with typed errors that say what to do', async () => {
+    const world = (w: unknown) => compose({ config: { world: w as never } });
+    expect(await codeOf(world({ kind: 'remote', connect: [] }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(world({ kind: 'remote' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(world({ kind: 'mars' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(world({ kind: 'remote', connect: ['ssh'], nodes: 1 }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(world({ kind: 'remote', connect: ['false'] }))).toBe('WORLD_UNAVAILABLE');
+    const noNode = world({ kind: 'remote', connect: sshd.argv('root'), node: '/nonexistent/node' });
+    await expect(noNode).rejects.toMatchObject({ code: 'WORLD_UNAVAILABLE' });
+    const noWorkspace = compose({
+      config: { world: { kind: 'remote', connect: sshd.argv('root') }, workspace: '/nonexistent/dsh-ws' },
+    });
+    await expect(noWorkspace).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', data: { field: 'workspace' } });
+  });
+
+  it('dsh run --connect runs the command there', () => {
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'run', '--no-log', '--connect', sshd.argv(SSH_TEST_USER).join(' '), '--', 'id -un'],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(r.stdout).toContain(`${SSH_TEST_USER}\n`);
+    expect(r.status).toBe(0);
+  });
+});
