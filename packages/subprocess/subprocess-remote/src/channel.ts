@@ -80,7 +80,13 @@ export function runtimeOver(
     reason: () => channelEnded(handle, argv[0]),
     release: async () => {
       handle.stdin?.end();
-      await Promise.race([handle.exit, new Promise((r) => setTimeout(r, options.graceMs ?? 2_000))]);
+      // The channel ends on its own once the server saw its stdin close; past the grace it is ended.
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise((r) => {
+        timer = setTimeout(r, options.graceMs ?? 2_000);
+      });
+      await Promise.race([handle.exit, grace]);
+      clearTimeout(timer);
       await handle.terminate();
     },
   });
