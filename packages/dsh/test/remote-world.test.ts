@@ -13,6 +13,7 @@ import { compose, type Dsh } from 'dsh';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SSH_TEST_USER, type Sshd, startSshd } from '../../../test/sshd.js';
 import { codeOf, isAlive, waitFor } from '../../../test/support.js';
+import { INIT, start } from './mcp/raw.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'dsh.js');
 /** What dumpConfig() says of a remote world. */
@@ -190,6 +191,35 @@ describe('remote world over ssh', () => {
       config: { world: { kind: 'remote', connect: sshd.argv('root') }, workspace: '/nonexistent/dsh-ws' },
     });
     await expect(noWorkspace).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', data: { field: 'workspace' } });
+  });
+
+  it('dsh mcp --connect serves tools that run there; dsh --dump-config --connect shows the remote', async () => {
+    const mcp = start(['--connect', sshd.argv('root').join(' '), '--sandbox', 'danger-full-access']);
+    try {
+      mcp.send(INIT);
+      await mcp.response(0);
+      mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      mcp.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+        params: { name: 'bash', arguments: { command: 'echo "over:${SSH_CONNECTION%% *}"' } },
+      });
+      const r = (await mcp.response(1)) as { result: { content: { text: string }[] } };
+      expect(r.result.content[0]?.text).toContain('over:127.0.0.1\n');
+      expect(mcp.stderr()).toContain('· world ssh');
+    } finally {
+      mcp.child.stdin?.end();
+      await mcp.exited;
+    }
+    const dump = spawnSync(process.execPath, [CLI, '--dump-config', '--connect', sshd.argv(SSH_TEST_USER).join(' ')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const world = (JSON.parse(dump.stdout) as { world: WorldDump }).world;
+    expect(world).toMatchObject({ kind: 'remote', connected: true });
+    expect(world.remote.node).toBe(process.version);
   });
 
   it('dsh run --connect runs the command there', () => {
