@@ -123,7 +123,8 @@ try {
     h.stdout?.on('data', (d: Buffer) => {
       n += d.length;
     });
-    await h.done;
+    // A raw pipe is read to its end by its consumer (`done` waits for collectors only).
+    await Promise.all([h.done, new Promise((r) => h.stdout?.once('end', r))]);
     if (n !== STREAM) throw new Error(`short pipe over the channel: ${n}`);
     piped = Math.min(piped, now() - t);
   }
