@@ -15,6 +15,7 @@ const LAYERS = [
   ['terminal', 'terminal/terminal'],
   ['terminal-bash', 'terminal/terminal-bash'],
   ['tools', 'tools/[^/]+'],
+  ['lsp', 'lsp'],
   ['mcp', 'mcp'],
   ['dsh', 'dsh'],
 ];
@@ -32,6 +33,7 @@ const NAMES = {
   terminal: '@dsh/terminal',
   'terminal-bash': '@dsh/terminal-bash',
   tools: '@dsh/tool-[^/]+',
+  lsp: '@dsh/lsp',
   mcp: '@dsh/mcp',
   dsh: 'dsh',
 };

@@ -18,6 +18,7 @@ const PACKAGES: Record<string, string> = {
   '@dsh/terminal-bash': 'terminal/terminal-bash',
   '@dsh/tool-terminal': 'tools/tool-terminal',
   '@dsh/tool-bash-persistent': 'tools/tool-bash-persistent',
+  '@dsh/lsp': 'lsp',
   '@dsh/mcp': 'mcp',
   dsh: 'dsh',
 };

@@ -104,7 +104,7 @@ export async function startSshd(): Promise<Sshd> {
     '-o',
     `ControlPath=${join(dir, 'cm-%r')}`,
     '-o',
-    'ControlPersist=600',
+    'ControlPersist=30', // a master left by a killed run ends on its own soon
     `${user}@127.0.0.1`,
   ];
   const stop = async () => {

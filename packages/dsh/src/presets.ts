@@ -4,6 +4,7 @@
 import { bashLocalPlugin } from '@dsh/bash-local';
 import { DshError, type Plugin } from '@dsh/core';
 import { jobsPlugin } from '@dsh/jobs';
+import { lspPlugin } from '@dsh/lsp';
 import { sandboxPlugin } from '@dsh/sandbox';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
 import { terminalPlugin } from '@dsh/terminal';
@@ -66,5 +67,7 @@ export function presetPlugins(
       ...(config.approver ? { approver: config.approver } : {}),
     }),
   ];
-  return preset === 'full' ? [...base, ...terminals, toolTerminalPlugin({ workspace })] : base;
+  // Language servers read the workspace from this machine's disk: not mounted in a remote world.
+  const lsp = world ? [] : [lspPlugin({ workspace })];
+  return preset === 'full' ? [...base, ...terminals, toolTerminalPlugin({ workspace }), ...lsp] : base;
 }

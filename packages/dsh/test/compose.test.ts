@@ -124,8 +124,13 @@ describe('presets with terminals', () => {
       'terminal_cancel',
       'terminal_list',
       'terminal_close',
+      'lsp_diagnostics',
+      'lsp_definition',
+      'lsp_references',
+      'lsp_hover',
+      'lsp_symbols',
     ]);
-    expect(full.ctx.keys()).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs', 'terminals']);
+    expect(full.ctx.keys()).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs', 'terminals', 'lsp']);
     const minimal = await make({ preset: 'minimal' });
     expect(minimal.tools.list().map((t) => t.name)).toEqual(['bash']);
     const agent = minimal.createAgent('m');

@@ -27,13 +27,19 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
       'terminal_cancel',
       'terminal_list',
       'terminal_close',
+      'lsp_diagnostics',
+      'lsp_definition',
+      'lsp_references',
+      'lsp_hover',
+      'lsp_symbols',
     ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
     }
     const hint = (name: string) => tools.find((t) => t.name === name)?.annotations ?? {};
-    for (const name of ['job_list', 'job_output', 'terminal_read']) expect(hint(name).readOnlyHint).toBe(true);
+    for (const name of ['job_list', 'job_output', 'terminal_read', 'lsp_diagnostics', 'lsp_hover'])
+      expect(hint(name).readOnlyHint).toBe(true);
     for (const name of ['bash', 'job_kill', 'terminal_close']) expect(hint(name).destructiveHint).toBe(true);
     const cost = JSON.stringify(
       tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),

@@ -58,7 +58,7 @@ export function worldArgv(
   policy: ResolvedSandbox,
   start: WorldStart,
 ): { argv: string[]; enforcement: 'full' | 'partial' } {
-  const { args, enforcement } = fenceArgs(policy, start.outputDirs);
+  const { args, enforcement } = fenceArgs(policy, start.outputDirs, [start.node, start.entry]);
   return {
     argv: [
       'sh',

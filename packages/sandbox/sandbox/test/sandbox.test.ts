@@ -1,3 +1,5 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createOwner } from '@dsh/core';
 import {
   BubblewrapSandbox,
@@ -10,6 +12,7 @@ import {
   worldArgv,
 } from '@dsh/sandbox';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
+import { SERVER_ENTRY } from '@dsh/subprocess-remote';
 import { describe, expect, it } from 'vitest';
 import { codeOfSync as codeOf } from '../../../../test/support.js';
 
@@ -131,5 +134,41 @@ describe('BubblewrapSandbox', () => {
     });
     expect(argv.slice(0, 2)).toEqual(['sh', '-c']);
     expect(argv.slice(-5)).toEqual(['--', '/usr/bin/node', '/srv.mjs', '--containment', 'auto']);
+  });
+});
+
+describe('a world whose own programs live under a directory the fence replaces', () => {
+  it('starts (its top dir in /tmp is bound read-only) and the writable root inside it stays writable', async () => {
+    const top = mkdtempSync('/tmp/dsh-install-');
+    const host = new LocalSubprocessRuntime();
+    try {
+      // A checkout (or boot cache) in /tmp: the server bundle there, the workspace beside it.
+      mkdirSync(join(top, 'dist'));
+      copyFileSync(SERVER_ENTRY, join(top, 'dist', 'runtime-server.mjs'));
+      const workspace = join(top, 'ws');
+      mkdirSync(workspace);
+      const { args } = fenceArgs({ ...ws, writableRoots: [workspace] }, [], [join(top, 'dist', 'runtime-server.mjs')]);
+      expect(args.indexOf(top)).toBeGreaterThan(-1);
+      expect(args.indexOf(top)).toBeLessThan(args.indexOf(workspace)); // the rw bind comes after, on top
+      const sandbox = new BubblewrapSandbox({
+        farSide: { node: process.execPath, entry: join(top, 'dist', 'runtime-server.mjs'), unavailable: null },
+      });
+      const world = sandbox.world({ ...ws, writableRoots: [workspace] }, host);
+      const h = world.runtime.spawn({
+        argv: ['sh', '-c', `echo ok > ${workspace}/f && cat ${workspace}/f; touch ${top}/dist/x 2>&1 || true`],
+        cwd: workspace,
+        env: {},
+        stdin: { kind: 'ignore' },
+        stdout: { kind: 'collect', maxBytes: 4096 },
+        stderr: { kind: 'collect', maxBytes: 4096 },
+        graceMs: 500,
+      });
+      expect(await h.done).toMatchObject({ exitCode: 0, error: null });
+      expect(h.stdoutReader?.read(0).text).toMatch(/^ok\n.*Read-only file system/s);
+      await sandbox.dispose();
+    } finally {
+      await host.dispose();
+      rmSync(top, { recursive: true, force: true });
+    }
   });
 });

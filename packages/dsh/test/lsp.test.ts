@@ -1,0 +1,142 @@
+/**
+ * ctx.lsp against the real servers (typescript-language-server with tsserver, and pyright):
+ * a type error is reported at its line, definitions jump across files, a fix made with bash is
+ * seen, a server killed from outside is restarted by the next call, and after dispose() no
+ * language-server process is left.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compose, type Dsh } from 'dsh';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, tempDir, waitFor } from '../../../test/support.js';
+
+const open: Dsh[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((d) => d.dispose()));
+});
+
+/** `root` and every live process below it (the server and what it started: tsserver, workers). */
+function treeOf(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z') parent.set(Number(name), Number(fields[1]));
+    } catch {
+      // gone
+    }
+  }
+  const tree = [root];
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parent) {
+      if (tree.includes(ppid) && !tree.includes(pid)) {
+        tree.push(pid);
+        grew = true;
+      }
+    }
+  }
+  return tree.filter((pid) => parent.has(pid));
+}
+
+async function rig(files: Record<string, string>) {
+  const workspace = tempDir('dsh-lsp-');
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(workspace, name, '..'), { recursive: true });
+    writeFileSync(join(workspace, name), text);
+  }
+  const dsh = await compose({ preset: 'full', config: { workspace, sandbox: { mode: 'danger-full-access' } } });
+  open.push(dsh);
+  return { dsh, agent: dsh.createAgent('a') };
+}
+
+type Case = {
+  name: string;
+  files: Record<string, string>;
+  file: string;
+  errorLine: number;
+  use: { line: number; column: number };
+  definedIn: string;
+  fix: string;
+};
+
+const CASES: Case[] = [
+  {
+    name: 'typescript-language-server',
+    files: {
+      'tsconfig.json': '{ "compilerOptions": { "strict": true, "noEmit": true } }\n',
+      'src/lib.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n',
+      'src/main.ts': "import { add } from './lib';\n\nexport const total: number = add('x', 2);\n",
+    },
+    file: 'src/main.ts',
+    errorLine: 3,
+    use: { line: 3, column: 30 },
+    definedIn: 'src/lib.ts:1:17',
+    fix: 'sed -i "s/add(\'x\', 2)/add(1, 2)/" src/main.ts',
+  },
+  {
+    name: 'pyright',
+    files: {
+      'pyrightconfig.json': '{}\n',
+      'pkg/lib.py': 'def add(a: int, b: int) -> int:\n    return a + b\n',
+      'pkg/main.py': 'from lib import add\n\ntotal: int = add("x", 2)\n',
+    },
+    file: 'pkg/main.py',
+    errorLine: 3,
+    use: { line: 3, column: 14 },
+    definedIn: 'pkg/lib.py:1:5',
+    fix: 'sed -i \'s/add("x", 2)/add(1, 2)/\' pkg/main.py',
+  },
+];
+
+describe.each(CASES)('ctx.lsp with $name', (c) => {
+  it('reports the error at its line, jumps across files, sees a fix made with bash, survives a kill, leaves nothing', async () => {
+    const { dsh, agent } = await rig(c.files);
+    const first = await dsh.tools.call(agent, 'lsp_diagnostics', { path: c.file });
+    expect(first.isError).toBe(false);
+    expect(first.text).toContain(`${c.file}:${c.errorLine}:`);
+    expect(first.text).toMatch(/: error: /);
+    const def = await dsh.tools.call(agent, 'lsp_definition', { path: c.file, ...c.use });
+    expect(def.text).toBe(c.definedIn);
+    const refs = await dsh.tools.call(agent, 'lsp_references', { path: c.file, ...c.use });
+    expect(refs.text).toContain(c.definedIn);
+    const hover = await dsh.tools.call(agent, 'lsp_hover', { path: c.file, ...c.use });
+    expect(hover.text).toContain('add');
+    const symbols = await dsh.tools.call(agent, 'lsp_symbols', { path: c.definedIn.split(':')[0] as string });
+    expect(symbols.text).toContain('add 1:');
+    await dsh.tools.call(agent, 'bash', { command: c.fix });
+    const fixed = await waitFor(async () => {
+      const r = await dsh.tools.call(agent, 'lsp_diagnostics', { path: c.file });
+      return r.text === 'No diagnostics.' ? r : null;
+    }, 'the fix to be seen');
+    expect(fixed.isError).toBe(false);
+    // Killed from outside: the next call starts a new server.
+    const [server] = dsh.ctx.get('lsp').list();
+    expect(server?.pid).toBeGreaterThan(1);
+    process.kill(server?.pid as number, 'SIGKILL');
+    await waitFor(() => dsh.ctx.get('lsp').list()[0]?.dead, 'the server to be seen dead');
+    const again = await dsh.tools.call(agent, 'lsp_diagnostics', { path: c.file });
+    expect(again.text).toBe('No diagnostics.');
+    expect(dsh.ctx.get('lsp').list()[0]?.pid).not.toBe(server?.pid);
+    const tree = treeOf(dsh.ctx.get('lsp').list()[0]?.pid as number);
+    expect(tree.length).toBeGreaterThan(0);
+    await dsh.dispose();
+    await waitFor(() => tree.every((pid) => !isAlive(pid)), 'every language-server process to end');
+  });
+});
+
+describe('lsp tools refuse what they cannot serve', () => {
+  it('a path outside the workspace, and a file no server serves, get clear errors', async () => {
+    const { dsh, agent } = await rig({ 'notes.txt': 'hi\n' });
+    const outside = await dsh.tools.call(agent, 'lsp_diagnostics', { path: '../../etc/passwd.ts' });
+    expect((outside.data as { error: { code: string } }).error.code).toBe('OUTSIDE_WORKSPACE');
+    const none = await dsh.tools.call(agent, 'lsp_symbols', { path: 'notes.txt' });
+    expect((none.data as { error: { code: string } }).error.code).toBe('LSP_NO_SERVER');
+    const missing = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'missing.ts' });
+    expect((missing.data as { error: { code: string } }).error.code).toBe('LSP_FILE_UNREADABLE');
+    const bad = await dsh.tools.call(agent, 'lsp_hover', { path: 'a.ts', line: 0, column: 1 });
+    expect((bad.data as { error: { code: string } }).error.code).toBe('INVALID_ARGUMENT');
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * `ctx.lsp`: one language server per (language, project root), started lazily on first use,
+ * restarted with backoff after it dies (errors carry its stderr tail), all shut down and ended at
+ * dispose. Queries take absolute paths and 1-based positions and give them back the same way.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, extname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DshError } from '@dsh/core';
+import type { SubprocessRuntime } from '@dsh/subprocess';
+import { LanguageServer, type RawDiagnostic } from './server.js';
+import type { LanguageServerConfig } from './servers.js';
+
+declare module '@dsh/core' {
+  interface ServiceMap {
+    /** Language servers over raw pipes, and the queries the lsp_* tools make. */
+    lsp: LspHost;
+  }
+}
+
+/** How long a query waits for a server's first diagnostics of a file it was just told about. */
+export const DIAGNOSTICS_WAIT_MS = 15_000;
+/** Restart backoff after a server died: doubles per death in a row, up to the maximum. */
+export const RESTART_BACKOFF_MS = 250;
+export const RESTART_BACKOFF_MAX_MS = 8_000;
+
+/** A place in a file (1-based line and column). */
+export interface Place {
+  path: string;
+  line: number;
+  column: number;
+}
+/** A diagnostic (1-based). */
+export interface Diagnostic extends Place {
+  severity: 'error' | 'warning' | 'information' | 'hint';
+  message: string;
+  source: string | null;
+}
+/** A symbol of a file. */
+export interface SymbolInfo extends Place {
+  name: string;
+  kind: number;
+  depth: number;
+}
+
+const SEVERITY = ['error', 'error', 'warning', 'information', 'hint'] as const;
+type Range = { start: { line: number; character: number } };
+type Location = { uri: string; range: Range };
+
+function placeOf(uri: string, range: Range): Place {
+  return { path: fileURLToPath(uri), line: range.start.line + 1, column: range.start.character + 1 };
+}
+
+/** The language servers of one composition. */
+export class LspHost {
+  private readonly running = new Map<string, LanguageServer>();
+  private readonly deaths = new Map<string, { count: number; at: number }>();
+  private disposed = false;
+
+  constructor(
+    private readonly runtime: () => SubprocessRuntime,
+    private readonly workspace: string,
+    readonly servers: Readonly<Record<string, LanguageServerConfig>>,
+  ) {}
+
+  /** The language and LSP language id for `path`, or null when no server serves it. */
+  languageOf(path: string): { language: string; languageId: string } | null {
+    const ext = extname(path).toLowerCase();
+    for (const [language, config] of Object.entries(this.servers)) {
+      const languageId = config.extensions[ext];
+      if (languageId) return { language, languageId };
+    }
+    return null;
+  }
+
+  /** Nearest directory at or above `path` holding a root marker, within the workspace. */
+  private rootOf(path: string, config: LanguageServerConfig): string {
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      if (config.rootMarkers.some((m) => existsSync(join(dir, m)))) return dir;
+      if (dir === this.workspace || relative(this.workspace, dir).startsWith('..') || dir === dirname(dir)) break;
+    }
+    return this.workspace;
+  }
+
+  /**
+   * The server for `path`, synced with the file on disk.
+   * @throws DshError `LSP_NO_SERVER`, `LSP_BACKOFF`, `LSP_START_FAILED`, `LSP_FILE_UNREADABLE`, `DISPOSED`.
+   */
+  private async serverFor(path: string): Promise<{ server: LanguageServer; changed: boolean }> {
+    if (this.disposed) throw new DshError('DISPOSED', 'the language servers were disposed.');
+    const lang = this.languageOf(path);
+    if (!lang) {
+      const known = Object.values(this.servers).flatMap((c) => Object.keys(c.extensions));
+      throw new DshError(
+        'LSP_NO_SERVER',
+        `No language server serves ${extname(path) || 'files without an extension'}; served: ${known.join(' ')}.`,
+      );
+    }
+    const config = this.servers[lang.language] as LanguageServerConfig;
+    if (config.unavailable) {
+      throw new DshError(
+        'LSP_UNAVAILABLE',
+        `The ${lang.language} language server cannot run here: ${config.unavailable}.`,
+      );
+    }
+    const root = this.rootOf(path, config);
+    const key = `${lang.language}\0${root}`;
+    let server = this.running.get(key);
+    if (server?.dead) {
+      this.running.delete(key);
+      const d = this.deaths.get(key) ?? { count: 0, at: 0 };
+      this.deaths.set(key, { count: d.count + 1, at: Date.now() });
+      server = undefined;
+    }
+    if (!server) {
+      const d = this.deaths.get(key);
+      const wait = d ? Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_MS * 2 ** (d.count - 1)) : 0;
+      if (d && Date.now() - d.at < wait) await new Promise((r) => setTimeout(r, wait - (Date.now() - d.at)));
+      server = new LanguageServer(this.runtime(), lang.language, root, config);
+      this.running.set(key, server);
+      try {
+        await server.ready;
+      } catch (error) {
+        this.running.delete(key);
+        this.deaths.set(key, { count: (this.deaths.get(key)?.count ?? 0) + 1, at: Date.now() });
+        const why = error instanceof DshError ? error.message : server.failure(`failed to start (${String(error)})`);
+        await server.dispose();
+        throw new DshError('LSP_START_FAILED', why);
+      }
+      this.deaths.delete(key);
+    }
+    const changed = await server.sync(path, lang.languageId);
+    return { server, changed };
+  }
+
+  /** Errors and warnings of `path` (after syncing it from disk). */
+  async diagnostics(path: string): Promise<Diagnostic[]> {
+    const { server } = await this.serverFor(path);
+    const raw: RawDiagnostic[] = (await server.diagnosticsOf(path, DIAGNOSTICS_WAIT_MS)) ?? [];
+    return raw.map((d) => ({
+      ...placeOf(pathToFileURL(path).href, d.range),
+      severity: SEVERITY[d.severity ?? 1] ?? 'error',
+      message: d.message,
+      source: d.source ?? null,
+    }));
+  }
+
+  private async locations(method: string, place: Place, extra: Record<string, unknown> = {}): Promise<Place[]> {
+    const { server } = await this.serverFor(place.path);
+    const result = await server.request<Location | Location[] | null>(method, {
+      textDocument: { uri: pathToFileURL(place.path).href },
+      position: { line: place.line - 1, character: place.column - 1 },
+      ...extra,
+    });
+    const list = result === null ? [] : Array.isArray(result) ? result : [result];
+    return list.map((l) =>
+      placeOf(l.uri ?? (l as { targetUri?: string }).targetUri, l.range ?? (l as { targetRange?: Range }).targetRange),
+    );
+  }
+
+  /** Where the symbol at `place` is defined. */
+  definition(place: Place): Promise<Place[]> {
+    return this.locations('textDocument/definition', place);
+  }
+
+  /** Where the symbol at `place` is used (its declaration included). */
+  references(place: Place): Promise<Place[]> {
+    return this.locations('textDocument/references', place, { context: { includeDeclaration: true } });
+  }
+
+  /** The hover text at `place`, as plain text, or null. */
+  async hover(place: Place): Promise<string | null> {
+    const { server } = await this.serverFor(place.path);
+    const r = await server.request<{ contents: unknown } | null>('textDocument/hover', {
+      textDocument: { uri: pathToFileURL(place.path).href },
+      position: { line: place.line - 1, character: place.column - 1 },
+    });
+    if (!r) return null;
+    const part = (c: unknown): string =>
+      typeof c === 'string'
+        ? c
+        : Array.isArray(c)
+          ? c.map(part).join('\n')
+          : String((c as { value?: unknown })?.value ?? '');
+    return part(r.contents).trim() || null;
+  }
+
+  /** The symbols of `path`, outline order. */
+  async symbols(path: string): Promise<SymbolInfo[]> {
+    const { server } = await this.serverFor(path);
+    type Sym = {
+      name: string;
+      kind: number;
+      range?: Range;
+      selectionRange?: Range;
+      location?: Location;
+      children?: Sym[];
+    };
+    const result =
+      (await server.request<Sym[] | null>('textDocument/documentSymbol', {
+        textDocument: { uri: pathToFileURL(path).href },
+      })) ?? [];
+    const out: SymbolInfo[] = [];
+    const walk = (list: Sym[], depth: number) => {
+      for (const s of list) {
+        const range = s.selectionRange ?? s.range ?? s.location?.range;
+        if (range)
+          out.push({
+            ...placeOf(s.location?.uri ?? pathToFileURL(path).href, range),
+            name: s.name,
+            kind: s.kind,
+            depth,
+          });
+        if (s.children) walk(s.children, depth + 1);
+      }
+    };
+    walk(result, 0);
+    return out;
+  }
+
+  /** Servers running now (for dumpConfig and tests). */
+  list(): { language: string; root: string; pid: number | undefined; dead: boolean }[] {
+    return [...this.running.values()].map((s) => ({ language: s.language, root: s.root, pid: s.pid, dead: s.dead }));
+  }
+
+  /** Shuts every server down (shutdown/exit, then terminate). Idempotent. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const all = [...this.running.values()];
+    this.running.clear();
+    await Promise.all(all.map((s) => s.dispose()));
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * One running language server: spawned through ctx.subprocess with raw pipes (stdin, stdout) and
+ * stderr as a bounded tail with no spill, framed by vscode-jsonrpc. It syncs files from disk
+ * before each query (didOpen, then didChange with the full text when it changed), keeps the
+ * latest published diagnostics per file, and ends with shutdown/exit, then terminate().
+ */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { DshError } from '@dsh/core';
+import type { SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
+import {
+  createMessageConnection,
+  type MessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-jsonrpc/node.js';
+import type { LanguageServerConfig } from './servers.js';
+
+/** The server's stderr kept for errors: its last words, bounded, never spilled. */
+export const LSP_STDERR_TAIL_BYTES = 16 * 1024;
+/** How long `initialize` may take (a cold tsserver or pyright start). */
+export const LSP_INITIALIZE_TIMEOUT_MS = 60_000;
+/** How long one request may take before it is cancelled and reported. */
+export const LSP_REQUEST_TIMEOUT_MS = 30_000;
+/** How long `shutdown` may take at dispose before the tree is ended. */
+export const LSP_SHUTDOWN_MS = 2_000;
+
+/** An LSP diagnostic as the server publishes it (0-based positions). */
+export interface RawDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  severity?: number;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+function timeoutOf<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DshError('LSP_TIMEOUT', what())), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+/** A started language server. */
+export class LanguageServer {
+  private readonly handle: SubprocessHandle;
+  private readonly connection: MessageConnection;
+  private readonly opened = new Map<string, { version: number; text: string }>();
+  private readonly diagnostics = new Map<string, RawDiagnostic[]>();
+  private readonly waiters = new Map<string, Array<() => void>>();
+  private exited = false;
+  readonly ready: Promise<void>;
+
+  constructor(
+    runtime: SubprocessRuntime,
+    readonly language: string,
+    readonly root: string,
+    private readonly config: LanguageServerConfig,
+    env: Record<string, string | undefined> = {},
+  ) {
+    this.handle = runtime.spawn({
+      argv: config.command,
+      cwd: root,
+      env,
+      stdin: { kind: 'pipe' },
+      stdout: { kind: 'pipe' },
+      stderr: { kind: 'collect', maxBytes: LSP_STDERR_TAIL_BYTES },
+      graceMs: LSP_SHUTDOWN_MS,
+    });
+    const stdout = this.handle.stdout as NonNullable<SubprocessHandle['stdout']>;
+    const stdin = this.handle.stdin as NonNullable<SubprocessHandle['stdin']>;
+    stdin.on('error', () => undefined); // a dead server is told by its exit
+    this.connection = createMessageConnection(new StreamMessageReader(stdout), new StreamMessageWriter(stdin));
+    this.connection.onNotification(
+      'textDocument/publishDiagnostics',
+      (p: { uri: string; diagnostics: RawDiagnostic[] }) => {
+        this.diagnostics.set(p.uri, p.diagnostics);
+        for (const wake of this.waiters.get(p.uri)?.splice(0) ?? []) wake();
+      },
+    );
+    // Requests a server may send; answered so it never waits on us.
+    this.connection.onRequest('workspace/configuration', (p: { items?: unknown[] }) => (p.items ?? []).map(() => null));
+    this.connection.onRequest('client/registerCapability', () => null);
+    this.connection.onRequest('window/workDoneProgress/create', () => null);
+    this.connection.onError(() => undefined);
+    this.connection.listen();
+    void this.handle.exit.then(() => {
+      this.exited = true;
+      for (const list of this.waiters.values()) for (const wake of list.splice(0)) wake();
+    });
+    this.ready = timeoutOf(this.initialize(), LSP_INITIALIZE_TIMEOUT_MS, () =>
+      this.failure('did not answer initialize in time'),
+    );
+  }
+
+  /** The server's pid (in its world), once started. */
+  get pid(): number | undefined {
+    return this.handle.pid;
+  }
+
+  /** True once the server process ended (crashed, killed, or shut down). */
+  get dead(): boolean {
+    return this.exited;
+  }
+
+  /** The tail of the server's stderr. */
+  stderrTail(): string {
+    return this.handle.stderrReader?.read(0).text.trim().slice(-2_000) ?? '';
+  }
+
+  /** A message naming the server, what happened and its last stderr. */
+  failure(what: string): string {
+    const tail = this.stderrTail();
+    return `the ${this.language} language server (${this.config.command.join(' ')}) ${what}${tail ? `; its stderr ends: ${tail}` : ''}`;
+  }
+
+  private async initialize(): Promise<void> {
+    const rootUri = pathToFileURL(this.root).href;
+    await this.connection.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri,
+      workspaceFolders: [{ uri: rootUri, name: 'workspace' }],
+      capabilities: {
+        textDocument: {
+          synchronization: { didSave: true },
+          publishDiagnostics: { relatedInformation: false },
+          hover: { contentFormat: ['plaintext', 'markdown'] },
+          definition: { linkSupport: false },
+          references: {},
+          documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+        },
+        workspace: { configuration: true, workspaceFolders: true },
+      },
+      initializationOptions: this.config.initializationOptions ?? {},
+    });
+    await this.connection.sendNotification('initialized', {});
+  }
+
+  /**
+   * Opens `path` or sends its new text when it changed on disk. Resolves true when the server was
+   * told something new (fresh diagnostics will follow).
+   * @throws DshError `LSP_FILE_UNREADABLE` when the file cannot be read.
+   */
+  async sync(path: string, languageId: string): Promise<boolean> {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new DshError(
+        'LSP_FILE_UNREADABLE',
+        `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? error}).`,
+      );
+    }
+    const uri = pathToFileURL(path).href;
+    const known = this.opened.get(uri);
+    if (known && known.text === text) return false;
+    if (!known) {
+      this.opened.set(uri, { version: 1, text });
+      await this.connection.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId, version: 1, text },
+      });
+    } else {
+      const version = known.version + 1;
+      this.opened.set(uri, { version, text });
+      this.diagnostics.delete(uri); // the old ones describe text that is gone
+      await this.connection.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version },
+        contentChanges: [{ text }],
+      });
+    }
+    return true;
+  }
+
+  /** Diagnostics of `path` as last published, waiting up to `waitMs` for the first publication. */
+  async diagnosticsOf(path: string, waitMs: number): Promise<RawDiagnostic[] | null> {
+    const uri = pathToFileURL(path).href;
+    if (!this.diagnostics.has(uri) && !this.exited) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        const list = this.waiters.get(uri) ?? [];
+        list.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        this.waiters.set(uri, list);
+      });
+    }
+    return this.diagnostics.get(uri) ?? null;
+  }
+
+  /** A request, bounded in time; a dead server is an error naming its stderr. */
+  async request<R>(method: string, params: unknown): Promise<R> {
+    if (this.exited) throw new DshError('LSP_SERVER_EXITED', this.failure('exited'));
+    return timeoutOf(this.connection.sendRequest<R>(method, params), LSP_REQUEST_TIMEOUT_MS, () =>
+      this.failure(`did not answer ${method} within ${LSP_REQUEST_TIMEOUT_MS / 1000} s`),
+    );
+  }
+
+  /** shutdown and exit within the grace, then the tree is ended. */
+  async dispose(): Promise<void> {
+    if (!this.exited) {
+      try {
+        await timeoutOf(this.connection.sendRequest('shutdown'), LSP_SHUTDOWN_MS, () => 'shutdown timed out');
+        await this.connection.sendNotification('exit');
+      } catch {
+        // it is ended below either way
+      }
+    }
+    this.handle.stdin?.end();
+    await Promise.race([this.handle.exit, new Promise((r) => setTimeout(r, LSP_SHUTDOWN_MS).unref())]);
+    await this.handle.terminate();
+    this.connection.dispose();
+  }
+}
