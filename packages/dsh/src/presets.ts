@@ -67,7 +67,6 @@ export function presetPlugins(
       ...(config.approver ? { approver: config.approver } : {}),
     }),
   ];
-  // Language servers read the workspace from this machine's disk: not mounted in a remote world.
-  const lsp = world ? [] : [lspPlugin({ workspace })];
-  return preset === 'full' ? [...base, ...terminals, toolTerminalPlugin({ workspace }), ...lsp] : base;
+  const full = [...base, ...terminals, toolTerminalPlugin({ workspace }), lspPlugin({ workspace })];
+  return preset === 'full' ? full : base;
 }

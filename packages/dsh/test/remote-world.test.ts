@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SSH_TEST_USER, type Sshd, startSshd } from '../../../test/sshd.js';
-import { codeOf, isAlive, waitFor } from '../../../test/support.js';
+import { codeOf, isAlive, tempDir, waitFor } from '../../../test/support.js';
 import { INIT, start } from './mcp/raw.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'dsh.js');
@@ -136,6 +136,20 @@ describe('remote world over ssh', () => {
     const denied = await fenced.tools.call(b, 'bash', { command: 'touch /etc/dsh-remote-escape' });
     expect(denied.text).toContain('Read-only file system');
     expect(existsSync('/etc/dsh-remote-escape')).toBe(false);
+  });
+
+  it('the language servers run there too: files are read through the world', async () => {
+    const workspace = tempDir('dsh-remote-lsp-');
+    const dsh = await remote('root', 'full', { workspace });
+    const agent = dsh.createAgent('a');
+    const write = "printf '%s\\n' '{}' > tsconfig.json; printf '%s\\n' 'export const n: number = \"x\";' > a.ts";
+    await dsh.tools.call(agent, 'bash', { command: write });
+    const r = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'a.ts' });
+    expect(r.text).toMatch(/^a\.ts:1:\d+: error: /);
+    const [server] = dsh.ctx.get('lsp').list();
+    expect(server?.pid).toBeGreaterThan(1);
+    await dsh.dispose();
+    await waitFor(() => !isAlive(server?.pid as number), 'the server there to end');
   });
 
   it('a lost channel settles in-flight calls with WORLD_DISCONNECTED, and later calls say the world was lost', async () => {

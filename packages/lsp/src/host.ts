@@ -3,11 +3,11 @@
  * restarted with backoff after it dies (errors carry its stderr tail), all shut down and ended at
  * dispose. Queries take absolute paths and 1-based positions and give them back the same way.
  */
-import { existsSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DshError } from '@dsh/core';
 import type { SubprocessRuntime } from '@dsh/subprocess';
+import { type FileAccess, filesOf } from './files.js';
 import { LanguageServer, type RawDiagnostic } from './server.js';
 import type { LanguageServerConfig } from './servers.js';
 
@@ -74,12 +74,16 @@ export class LspHost {
   }
 
   /** Nearest directory at or above `path` holding a root marker, within the workspace. */
-  private rootOf(path: string, config: LanguageServerConfig): string {
+  private async rootOf(path: string, config: LanguageServerConfig, files: FileAccess): Promise<string> {
+    const dirs: string[] = [];
     for (let dir = dirname(path); ; dir = dirname(dir)) {
-      if (config.rootMarkers.some((m) => existsSync(join(dir, m)))) return dir;
+      dirs.push(dir);
       if (dir === this.workspace || relative(this.workspace, dir).startsWith('..') || dir === dirname(dir)) break;
     }
-    return this.workspace;
+    const candidates = dirs.flatMap((dir) => config.rootMarkers.map((m) => join(dir, m)));
+    const found = await files.exists(candidates);
+    const at = found.indexOf(true);
+    return at < 0 ? this.workspace : (dirs[Math.floor(at / config.rootMarkers.length)] as string);
   }
 
   /**
@@ -103,7 +107,8 @@ export class LspHost {
         `The ${lang.language} language server cannot run here: ${config.unavailable}.`,
       );
     }
-    const root = this.rootOf(path, config);
+    const files = filesOf(this.runtime());
+    const root = await this.rootOf(path, config, files);
     const key = `${lang.language}\0${root}`;
     let server = this.running.get(key);
     if (server?.dead) {
@@ -129,7 +134,7 @@ export class LspHost {
       }
       this.deaths.delete(key);
     }
-    const changed = await server.sync(path, lang.languageId);
+    const changed = await server.sync(path, lang.languageId, files);
     return { server, changed };
   }
 

@@ -2,6 +2,9 @@
  * @dsh/lsp: `ctx.lsp`, language servers over ctx.subprocess raw pipes (DESIGN §16), and the
  * lsp_diagnostics / lsp_definition / lsp_references / lsp_hover / lsp_symbols tools.
  */
+
+export type { FileAccess } from './files.js';
+export { filesOf, LSP_MAX_FILE_BYTES } from './files.js';
 export type { Diagnostic, Place, SymbolInfo } from './host.js';
 export { DIAGNOSTICS_WAIT_MS, LspHost, RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_MS } from './host.js';
 export type { LspPluginOptions } from './plugin.js';

@@ -4,7 +4,6 @@
  * before each query (didOpen, then didChange with the full text when it changed), keeps the
  * latest published diagnostics per file, and ends with shutdown/exit, then terminate().
  */
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { DshError } from '@dsh/core';
 import type { SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
@@ -14,6 +13,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node.js';
+import type { FileAccess } from './files.js';
 import type { LanguageServerConfig } from './servers.js';
 
 /** The server's stderr kept for errors: its last words, bounded, never spilled. */
@@ -142,16 +142,8 @@ export class LanguageServer {
    * told something new (fresh diagnostics will follow).
    * @throws DshError `LSP_FILE_UNREADABLE` when the file cannot be read.
    */
-  async sync(path: string, languageId: string): Promise<boolean> {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new DshError(
-        'LSP_FILE_UNREADABLE',
-        `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? error}).`,
-      );
-    }
+  async sync(path: string, languageId: string, files: FileAccess): Promise<boolean> {
+    const text = await files.read(path);
     const uri = pathToFileURL(path).href;
     const known = this.opened.get(uri);
     if (known && known.text === text) return false;

@@ -1,0 +1,89 @@
+/**
+ * How the LSP host reads the workspace: from this machine's disk when the world shares it, else
+ * through the world's own runtime (`cat`, `test -e`), so a language server on another machine
+ * is told what that machine's files say.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { DshError } from '@dsh/core';
+import type { SubprocessRuntime } from '@dsh/subprocess';
+
+/** The largest file synced to a server. */
+export const LSP_MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+/** Reads and probes files where the servers run. */
+export interface FileAccess {
+  /** @throws DshError `LSP_FILE_UNREADABLE` (rejection). */
+  read(path: string): Promise<string>;
+  /** Which of `paths` exist. */
+  exists(paths: readonly string[]): Promise<boolean[]>;
+}
+
+function unreadable(path: string, why: string): DshError {
+  return new DshError('LSP_FILE_UNREADABLE', `${path} cannot be read (${why}).`);
+}
+
+const local: FileAccess = {
+  async read(path) {
+    try {
+      const text = readFileSync(path, 'utf8');
+      if (Buffer.byteLength(text) > LSP_MAX_FILE_BYTES)
+        throw unreadable(path, `larger than ${LSP_MAX_FILE_BYTES} bytes`);
+      return text;
+    } catch (error) {
+      if (error instanceof DshError) throw error;
+      throw unreadable(path, String((error as NodeJS.ErrnoException).code ?? error));
+    }
+  },
+  async exists(paths) {
+    return paths.map((p) => existsSync(p));
+  },
+};
+
+/** Runs `argv` in the world; its stdout, or why it failed. */
+async function run(
+  runtime: SubprocessRuntime,
+  argv: string[],
+): Promise<{ ok: boolean; out: string; err: string; lossy: boolean }> {
+  const h = runtime.spawn({
+    argv,
+    cwd: '/',
+    env: {},
+    stdin: { kind: 'ignore' },
+    stdout: { kind: 'collect', maxBytes: LSP_MAX_FILE_BYTES },
+    stderr: { kind: 'collect', maxBytes: 4096 },
+    graceMs: 1_000,
+  });
+  const outcome = await h.done;
+  const out = h.stdoutReader?.read(0);
+  return {
+    ok: outcome.exitCode === 0 && !outcome.error,
+    out: out?.text ?? '',
+    err: outcome.error?.message ?? h.stderrReader?.read(0).text.trim() ?? '',
+    lossy: (h.stdoutReader?.totalBytes ?? 0) > LSP_MAX_FILE_BYTES,
+  };
+}
+
+/** File access for the world `runtime` runs in. */
+export function filesOf(runtime: SubprocessRuntime): FileAccess {
+  if ((runtime as { sharesFilesystem?: unknown }).sharesFilesystem !== false) return local;
+  return {
+    async read(path) {
+      const r = await run(runtime, ['cat', '--', path]);
+      if (!r.ok) throw unreadable(path, r.err || 'cat failed there');
+      if (r.lossy) throw unreadable(path, `larger than ${LSP_MAX_FILE_BYTES} bytes`);
+      return r.out;
+    },
+    async exists(paths) {
+      if (paths.length === 0) return [];
+      const r = await run(runtime, [
+        'sh',
+        '-c',
+        'for p; do if [ -e "$p" ]; then echo 1; else echo 0; fi; done',
+        'dsh-exists',
+        ...paths,
+      ]);
+      const bits = r.out.split('\n');
+      return paths.map((_, i) => bits[i] === '1');
+    },
+  };
+}
