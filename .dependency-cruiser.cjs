@@ -16,6 +16,7 @@ const LAYERS = [
   ['terminal-bash', 'terminal/terminal-bash'],
   ['tools', 'tools/[^/]+'],
   ['lsp', 'lsp'],
+  ['acp', 'acp'],
   ['mcp', 'mcp'],
   ['dsh', 'dsh'],
 ];
@@ -34,6 +35,7 @@ const NAMES = {
   'terminal-bash': '@dsh/terminal-bash',
   tools: '@dsh/tool-[^/]+',
   lsp: '@dsh/lsp',
+  acp: '@dsh/acp',
   mcp: '@dsh/mcp',
   dsh: 'dsh',
 };

@@ -19,6 +19,7 @@ const PACKAGES: Record<string, string> = {
   '@dsh/tool-terminal': 'tools/tool-terminal',
   '@dsh/tool-bash-persistent': 'tools/tool-bash-persistent',
   '@dsh/lsp': 'lsp',
+  '@dsh/acp': 'acp',
   '@dsh/mcp': 'mcp',
   dsh: 'dsh',
 };

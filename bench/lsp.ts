@@ -33,7 +33,7 @@ try {
   const t0 = now();
   const child = spawn(config.command[0] as string, config.command.slice(1), {
     cwd: root,
-    stdio: ['pipe', 'pipe', 'ignore'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const raw = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const uri = pathToFileURL(file).href;
@@ -47,7 +47,12 @@ try {
   await raw.sendRequest('initialize', {
     processId: process.pid,
     rootUri: pathToFileURL(root).href,
-    capabilities: {},
+    workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'workspace' }],
+    // The same capabilities ctx.lsp declares, so the server does the same work for both.
+    capabilities: {
+      textDocument: { synchronization: { didSave: true }, publishDiagnostics: { relatedInformation: false } },
+      workspace: { configuration: true, workspaceFolders: true },
+    },
     initializationOptions: config.initializationOptions,
   });
   await raw.sendNotification('initialized', {});

@@ -15,6 +15,8 @@ import { measure } from './soak/measure.mjs';
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'dsh', 'bin', 'dsh.js');
 /** Memory the host may have grown by after the soak. */
 export const RSS_SLACK_BYTES = 10 * 1024 * 1024;
+/** Live heap (after a full GC) the host may have grown by: what a leak of objects shows first. */
+export const HEAP_SLACK_BYTES = 10 * 1024 * 1024;
 /** Descriptors the host may hold beyond its baseline (the runner's own). */
 const FD_SLACK = 2;
 const MIB = 1024 * 1024;
@@ -47,7 +49,13 @@ function kindOf(i) {
   return 'oneshot';
 }
 
-export async function soak({ ops = 10_000, floodMs = 30_000, concurrency = 4, log = () => undefined } = {}) {
+export async function soak({
+  ops = 10_000,
+  floodMs = 30_000,
+  concurrency = 4,
+  log = () => undefined,
+  rssSlack = RSS_SLACK_BYTES,
+} = {}) {
   const root = mkdtempSync(join(tmpdir(), 'dsh-soak-'));
   const outputs = join(root, 'outputs');
   const shell = { maxSpillBytes: SPILL_CAP };
@@ -172,7 +180,8 @@ export async function soak({ ops = 10_000, floodMs = 30_000, concurrency = 4, lo
   grew('processes', after.live - baseline.live, 0);
   grew('zombies', after.zombies, 0);
   grew('populated cgroups', after.cgroups.populated - baseline.cgroups.populated, 0);
-  grew('rss', after.rss - baseline.rss, RSS_SLACK_BYTES);
+  grew('rss', after.rss - baseline.rss, rssSlack);
+  grew('heap', after.heap - baseline.heap, HEAP_SLACK_BYTES);
   grew('disk', after.disk.bytes, OUTPUT_BUDGET + BUDGET_OVERSHOOT);
   grew('flood disk', flood.diskBytes, SPILL_CAP);
   grew('flood rss', flood.rssGrowth, 64 * MIB);
@@ -221,7 +230,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     `  fds ${report.baseline.fds} → ${report.after.fds}; processes ${report.baseline.live} → ${report.after.live}; zombies ${report.after.zombies}`,
   );
   console.log(
-    `  populated cgroups ${report.baseline.cgroups.populated} → ${report.after.cgroups.populated}; RSS +${mib(report.after.rss - report.baseline.rss)} MiB (allowed ${mib(RSS_SLACK_BYTES)})`,
+    `  populated cgroups ${report.baseline.cgroups.populated} → ${report.after.cgroups.populated}; RSS +${mib(report.after.rss - report.baseline.rss)} MiB (allowed ${mib(RSS_SLACK_BYTES)}); heap +${mib(report.after.heap - report.baseline.heap)} MiB`,
   );
   console.log(
     `  output disk ${mib(report.after.disk.bytes)} MiB; flood ${report.flood.ms} ms: disk ${mib(report.flood.diskBytes)} MiB, RSS +${mib(report.flood.rssGrowth)} MiB`,

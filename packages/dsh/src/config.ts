@@ -54,6 +54,12 @@ export interface DshConfig {
    * @default { kind: 'local' }
    */
   world?: WorldConfig;
+  /**
+   * ACP agents that `agent_task` may run as sub-agents, by name: `{ command: argv, env? }`. Their
+   * files, permission and terminal requests are served within the asking agent's sandbox mode and
+   * through `approver`. @default none (no agent_task tool)
+   */
+  acp?: { agents: Record<string, { command: string[]; env?: Record<string, string> }> };
 }
 
 /** Where complete copies of long outputs live, and for how long. */
@@ -77,6 +83,7 @@ export interface ResolvedDshConfig {
   sessionLog: { dir: string } | null;
   output: Required<OutputConfig>;
   world: WorldConfig;
+  acp: { agents: Record<string, { command: string[]; env?: Record<string, string> }> } | null;
   /** False when the workspace was not given and is the remote's home (known once connected). */
   workspaceGiven: boolean;
   /** False when the output root was not given (a remote world puts it in the remote's temp dir). */
@@ -94,6 +101,7 @@ export const CONFIG_KEYS = [
   'sessionLog',
   'output',
   'world',
+  'acp',
 ];
 const NESTED: Record<string, readonly string[]> = {
   sandbox: ['mode', 'network', 'bwrapPath'],
@@ -103,6 +111,7 @@ const NESTED: Record<string, readonly string[]> = {
   sessionLog: ['dir'],
   output: ['dir', 'keep', 'maxBytes'],
   world: ['kind', 'connect', 'node'],
+  acp: ['agents'],
 };
 /** True when `path` is a directory (following links). */
 function isDirectory(path: string): boolean {
@@ -184,9 +193,28 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
       maxBytes: output.maxBytes ?? OUTPUT_BUDGET_BYTES,
     },
     world,
+    acp: resolveAcp(c.acp),
     workspaceGiven: c.workspace !== undefined,
     outputDirGiven: output.dir !== undefined,
   };
+}
+
+function resolveAcp(value: unknown): ResolvedDshConfig['acp'] {
+  if (value === undefined) return null;
+  const a = objectOr<{ agents?: unknown }>(value, 'acp', {});
+  const agents = objectOr<Record<string, { command?: unknown; env?: unknown }>>(a.agents, 'acp.agents', {});
+  for (const [name, agent] of Object.entries(agents)) {
+    const field = `acp.agents.${name}`;
+    const entry = objectOr<{ command?: unknown; env?: unknown }>(agent, field, {});
+    checkKeys(entry as Record<string, unknown>, ['command', 'env'], `config.${field}`);
+    const cmd = entry.command;
+    if (!Array.isArray(cmd) || cmd.length === 0 || cmd.some((w) => typeof w !== 'string' || w === '')) {
+      invalid(`${field}.command`, 'must be a non-empty argv of non-empty strings');
+    }
+    const env = objectOr<Record<string, unknown>>(entry.env, `${field}.env`, {});
+    if (Object.values(env).some((v) => typeof v !== 'string')) invalid(`${field}.env`, 'must map names to strings');
+  }
+  return { agents: agents as NonNullable<ResolvedDshConfig['acp']>['agents'] };
 }
 
 function resolveWorld(value: unknown): WorldConfig {

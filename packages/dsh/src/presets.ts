@@ -1,6 +1,8 @@
 /**
  * Presets: which plugins a composition mounts.
  */
+
+import { acpPlugin } from '@dsh/acp';
 import { bashLocalPlugin } from '@dsh/bash-local';
 import { DshError, type Plugin } from '@dsh/core';
 import { jobsPlugin } from '@dsh/jobs';
@@ -67,6 +69,10 @@ export function presetPlugins(
       ...(config.approver ? { approver: config.approver } : {}),
     }),
   ];
+  // Sub-agents when some are configured: agent_task runs them (the approver decides their asks).
+  const acp = config.acp
+    ? [acpPlugin({ workspace, agents: config.acp.agents, ...(config.approver ? { approver: config.approver } : {}) })]
+    : [];
   const full = [...base, ...terminals, toolTerminalPlugin({ workspace }), lspPlugin({ workspace })];
-  return preset === 'full' ? full : base;
+  return preset === 'full' ? [...full, ...acp] : [...base, ...acp];
 }

@@ -1,0 +1,39 @@
+/**
+ * The plugin that mounts `ctx.acp` and the agent_task tool.
+ */
+import type { Approver, Plugin } from '@dsh/core';
+import { type AcpAgentConfig, AcpService } from './service.js';
+import { createAgentTaskTool } from './tool.js';
+
+/** Plugin name of {@link acpPlugin}. */
+export const ACP_PLUGIN = 'acp';
+
+/** Options of {@link acpPlugin}. */
+export interface AcpPluginOptions {
+  /** Absolute workspace: the sub-agent's session cwd and its terminals' default cwd. */
+  workspace: string;
+  /** The agents by name. */
+  agents: Record<string, AcpAgentConfig>;
+  /** Decides the agents' permission requests. @default none (every request is rejected) */
+  approver?: Approver;
+}
+
+/** @throws DshError `INVALID_ARGUMENT` for a bad agent entry. */
+export function acpPlugin(options: AcpPluginOptions): Plugin {
+  let service: AcpService | undefined;
+  return {
+    name: ACP_PLUGIN,
+    requires: ['subprocess', 'shell'],
+    setup(api) {
+      service ??= new AcpService(options.agents, {
+        subprocess: () => api.ctx.get('subprocess'),
+        shell: () => api.ctx.get('shell'),
+        policy: () => (api.ctx.has('sandboxPolicy') ? api.ctx.get('sandboxPolicy') : undefined),
+        approver: options.approver,
+        workspace: options.workspace,
+      });
+      api.provide('acp', service);
+      api.registerTool(createAgentTaskTool());
+    },
+  };
+}

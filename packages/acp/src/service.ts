@@ -1,0 +1,92 @@
+/**
+ * `ctx.acp`: the configured ACP agents (`{ NAME: { command, env? } }`), each run as a sub-agent
+ * per task over ctx.subprocess; files, permission and terminals are served within the asking
+ * owner's sandbox policy and through the composition's approver.
+ */
+import { type Approver, DshError, type Owner } from '@dsh/core';
+import type { SandboxPolicyService } from '@dsh/sandbox';
+import type { ShellExecutor } from '@dsh/shell';
+import type { SubprocessRuntime } from '@dsh/subprocess';
+import { type AgentTaskResult, runAgentTask } from './session.js';
+
+declare module '@dsh/core' {
+  interface ServiceMap {
+    /** ACP agents run as sub-agents (agent_task). */
+    acp: AcpService;
+  }
+}
+
+/** One configured ACP agent. */
+export interface AcpAgentConfig {
+  /** The program and its arguments; it speaks ACP over stdin/stdout (ndjson). */
+  command: string[];
+  /** Environment entries over the scrubbed parent environment (e.g. an API key the agent needs). @default {} */
+  env?: Record<string, string>;
+}
+
+/** Most ACP agents one composition may name. */
+export const ACP_MAX_AGENTS = 32;
+
+/** What the service reads from the composition at call time. */
+export interface AcpServiceDeps {
+  subprocess: () => SubprocessRuntime;
+  shell: () => ShellExecutor;
+  policy: () => SandboxPolicyService | undefined;
+  approver: Approver | undefined;
+  workspace: string;
+}
+
+/** The sub-agent host. */
+export class AcpService {
+  /** @throws DshError `INVALID_ARGUMENT` for an agent without a command. */
+  constructor(
+    readonly agents: Readonly<Record<string, AcpAgentConfig>>,
+    private readonly deps: AcpServiceDeps,
+  ) {
+    const names = Object.keys(agents);
+    if (names.length > ACP_MAX_AGENTS) throw new DshError('INVALID_ARGUMENT', `At most ${ACP_MAX_AGENTS} ACP agents.`);
+    for (const name of names) {
+      const a = agents[name];
+      if (
+        !Array.isArray(a?.command) ||
+        a.command.length === 0 ||
+        a.command.some((w) => typeof w !== 'string' || w === '')
+      ) {
+        throw new DshError('INVALID_ARGUMENT', `ACP agent "${name}" needs a command argv of non-empty strings.`, {
+          data: { field: `acp.agents.${name}.command` },
+        });
+      }
+    }
+  }
+
+  /**
+   * Runs `prompt` with agent `name` for `owner`.
+   * @throws DshError `ACP_UNKNOWN_AGENT`, `ACP_START_FAILED`, `ACP_TIMEOUT` (rejections).
+   */
+  run(owner: Owner, name: string, prompt: string, signal?: AbortSignal): Promise<AgentTaskResult> {
+    const agent = Object.hasOwn(this.agents, name) ? this.agents[name] : undefined;
+    if (!agent) {
+      const known = Object.keys(this.agents);
+      return Promise.reject(
+        new DshError(
+          'ACP_UNKNOWN_AGENT',
+          `No ACP agent "${name}"; ${known.length ? `configured: ${known.join(', ')}` : 'none is configured (config.acp.agents)'}.`,
+        ),
+      );
+    }
+    return runAgentTask(
+      agent.command,
+      agent.env ?? {},
+      prompt,
+      {
+        runtime: this.deps.subprocess(),
+        shell: this.deps.shell,
+        sandbox: this.deps.policy()?.resolve(owner),
+        approver: this.deps.approver,
+        agentName: name,
+        workspace: this.deps.workspace,
+      },
+      signal,
+    );
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * One sub-agent task: the ACP agent is spawned through ctx.subprocess (stdin pipe, stdout pipe
+ * carrying ndjson, stderr inherited), initialized as a client that serves files, permission and
+ * v1 terminals, given one prompt in a new session; its updates are gathered (message, plan, tool
+ * calls) until the prompt ends. A cancel sends `session/cancel`, then the tree is ended.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
+import { type Approver, DshError } from '@dsh/core';
+import type { ResolvedSandbox } from '@dsh/sandbox';
+import type { ShellExecutor } from '@dsh/shell';
+import type { SubprocessRuntime } from '@dsh/subprocess';
+import { AcpTerminals } from './terminals.js';
+
+/** How long a cancelled agent may take to answer its prompt before its tree is ended. */
+export const ACP_CANCEL_GRACE_MS = 2_000;
+/** How long the agent may take to answer `initialize` and `session/new`. */
+export const ACP_START_TIMEOUT_MS = 30_000;
+
+/** What one task gave back. */
+export interface AgentTaskResult {
+  stopReason: string;
+  /** The agent's message text of this turn. */
+  message: string;
+  plan: { content: string; status: string }[];
+  toolCalls: { id: string; title: string; status: string }[];
+}
+
+/** What a task needs from the composition. */
+export interface TaskContext {
+  runtime: SubprocessRuntime;
+  shell: () => ShellExecutor;
+  sandbox: ResolvedSandbox | undefined;
+  approver: Approver | undefined;
+  agentName: string;
+  workspace: string;
+}
+
+function within(roots: readonly string[], path: string): boolean {
+  return roots.some((r) => {
+    const rel = relative(r, path);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  });
+}
+
+/** The fs rules of the owner's sandbox: reads anywhere, writes inside the writable roots (unless unconfined). */
+function checkWrite(path: string, sandbox: ResolvedSandbox | undefined): void {
+  if (!isAbsolute(path)) throw RequestError.invalidParams({ path }, 'the path must be absolute');
+  if (!sandbox || sandbox.mode === 'danger-full-access') return;
+  if (sandbox.mode === 'read-only' || !within(sandbox.writableRoots, resolve(path))) {
+    throw RequestError.invalidParams({ path }, `writing ${path} is outside what sandbox mode ${sandbox.mode} allows`);
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DshError('ACP_TIMEOUT', what)), ms);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs one prompt with the agent `command`.
+ * @throws DshError `ACP_START_FAILED` (the agent did not start or answer), `ACP_TIMEOUT` (rejections).
+ */
+export async function runAgentTask(
+  command: readonly string[],
+  env: Record<string, string>,
+  prompt: string,
+  task: TaskContext,
+  signal?: AbortSignal,
+): Promise<AgentTaskResult> {
+  const handle = task.runtime.spawn({
+    argv: command,
+    cwd: task.workspace,
+    env,
+    stdin: { kind: 'pipe' },
+    stdout: { kind: 'pipe' },
+    stderr: { kind: 'inherit' },
+    graceMs: ACP_CANCEL_GRACE_MS,
+  });
+  const stdin = handle.stdin as NonNullable<typeof handle.stdin>;
+  const stdout = handle.stdout as NonNullable<typeof handle.stdout>;
+  stdin.on('error', () => undefined);
+  const terminals = new AcpTerminals(task.shell, () => task.sandbox, task.workspace);
+  const result: AgentTaskResult = { stopReason: 'unknown', message: '', plan: [], toolCalls: [] };
+  const calls = new Map<string, { id: string; title: string; status: string }>();
+  const app = client({ name: 'dsh' })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      const u = params.update as Record<string, unknown> & { sessionUpdate: string };
+      if (u.sessionUpdate === 'agent_message_chunk') {
+        const content = u.content as { type: string; text?: string };
+        if (content.type === 'text') result.message += content.text ?? '';
+      } else if (u.sessionUpdate === 'plan') {
+        result.plan = (u.entries as { content: string; status: string }[]).map((e) => ({
+          content: e.content,
+          status: e.status,
+        }));
+      } else if (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') {
+        const id = String(u.toolCallId);
+        const known = calls.get(id) ?? { id, title: '', status: 'pending' };
+        if (typeof u.title === 'string') known.title = u.title;
+        if (typeof u.status === 'string') known.status = u.status;
+        calls.set(id, known);
+      }
+    })
+    .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
+      let text: string;
+      try {
+        text = readFileSync(params.path, 'utf8');
+      } catch (error) {
+        throw RequestError.resourceNotFound(`${params.path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+      }
+      if (params.line == null && params.limit == null) return { content: text };
+      const lines = text.split('\n');
+      const from = Math.max(0, (params.line ?? 1) - 1);
+      return { content: lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n') };
+    })
+    .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
+      checkWrite(params.path, task.sandbox);
+      mkdirSync(dirname(params.path), { recursive: true });
+      writeFileSync(params.path, params.content);
+      return {};
+    })
+    .onRequest(methods.client.session.requestPermission, async ({ params }) => {
+      const allow =
+        params.options.find((o) => o.kind === 'allow_once') ?? params.options.find((o) => o.kind === 'allow_always');
+      const reject =
+        params.options.find((o) => o.kind === 'reject_once') ?? params.options.find((o) => o.kind === 'reject_always');
+      const decision = task.approver
+        ? await task.approver({
+            agent: task.agentName,
+            tool: 'agent_task',
+            command: params.toolCall.title ?? params.toolCall.toolCallId,
+            justification: `the sub-agent ${task.agentName} asks permission`,
+            from: task.sandbox?.mode ?? 'danger-full-access',
+            to: task.sandbox?.mode ?? 'danger-full-access',
+          })
+        : false;
+      const approved = typeof decision === 'boolean' ? decision : decision.approved;
+      const option = approved ? allow : reject;
+      return option
+        ? { outcome: { outcome: 'selected', optionId: option.optionId } }
+        : { outcome: { outcome: 'cancelled' } };
+    })
+    .onRequest(methods.client.terminal.create, async ({ params }) => ({ terminalId: terminals.create(params) }))
+    .onRequest(methods.client.terminal.output, async ({ params }) => terminals.output(params.terminalId))
+    .onRequest(methods.client.terminal.waitForExit, async ({ params, signal: s }) =>
+      terminals.waitForExit(params.terminalId, s),
+    )
+    .onRequest(methods.client.terminal.kill, async ({ params }) => {
+      terminals.kill(params.terminalId);
+      return {};
+    })
+    .onRequest(methods.client.terminal.release, async ({ params }) => {
+      terminals.release(params.terminalId);
+      return {};
+    });
+  const stream = ndJsonStream(
+    Writable.toWeb(stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(stdout) as ReadableStream<Uint8Array>,
+  );
+  let phase: 'starting' | 'running' = 'starting';
+  try {
+    await app.connectWith(stream, async (ctx) => {
+      const started = (async () => {
+        await ctx.request(methods.agent.initialize, {
+          protocolVersion: PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+          clientInfo: { name: 'dsh', version: '0.1.0' },
+        });
+        return ctx.request(methods.agent.session.new, { cwd: task.workspace, mcpServers: [] });
+      })();
+      const session = await withTimeout(started, ACP_START_TIMEOUT_MS, 'no session within the start timeout');
+      phase = 'running';
+      if (signal?.aborted) {
+        result.stopReason = 'cancelled';
+        return;
+      }
+      // A cancel asks the agent to stop; past the grace the turn counts as cancelled anyway.
+      let graceOver: () => void = () => undefined;
+      const cancelled = new Promise<{ stopReason: string }>((r) => {
+        graceOver = () => r({ stopReason: 'cancelled' });
+      });
+      const onAbort = () => {
+        void ctx.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
+        setTimeout(graceOver, ACP_CANCEL_GRACE_MS).unref();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const turn = ctx.request(methods.agent.session.prompt, {
+          sessionId: session.sessionId,
+          prompt: [{ type: 'text', text: prompt }],
+        });
+        result.stopReason = (await Promise.race([turn, cancelled])).stopReason;
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    });
+  } catch (error) {
+    if (error instanceof DshError && error.code !== 'ACP_TIMEOUT') throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    throw phase === 'starting'
+      ? new DshError(
+          'ACP_START_FAILED',
+          `The ACP agent ${task.agentName} (${command.join(' ')}) did not start a session: ${why}.`,
+        )
+      : new DshError('ACP_AGENT_FAILED', `The ACP agent ${task.agentName} failed during the task: ${why}.`);
+  } finally {
+    result.toolCalls = [...calls.values()];
+    await terminals.dispose();
+    stdin.end();
+    await Promise.race([handle.exit, new Promise((r) => setTimeout(r, ACP_CANCEL_GRACE_MS).unref())]);
+    await handle.terminate();
+  }
+  return result;
+}

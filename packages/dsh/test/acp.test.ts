@@ -1,0 +1,130 @@
+/**
+ * ctx.acp with a scripted ACP agent (the SDK's agent side, in the fixtures): agent_task gives the
+ * agent's message, plan and tool calls; files are read and written within the sandbox mode;
+ * permission goes through the approver (approved and denied); a terminal is created, waited for
+ * and read; a cancel ends the turn and the agent's tree; bad agents are refused.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compose, type Dsh } from 'dsh';
+import { afterEach, describe, expect, it } from 'vitest';
+import { codeOf, tempDir, waitFor } from '../../../test/support.js';
+
+const AGENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'acp-agent.mjs');
+const open: Dsh[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((d) => d.dispose()));
+});
+
+async function rig(mode: 'workspace-write' | 'danger-full-access', approve?: boolean) {
+  const workspace = tempDir('dsh-acp-');
+  const dsh = await compose({
+    preset: 'base',
+    config: {
+      workspace,
+      sandbox: { mode },
+      acp: { agents: { scripted: { command: [process.execPath, AGENT] } } },
+      ...(approve === undefined ? {} : { approver: async () => approve }),
+    },
+  });
+  open.push(dsh);
+  return { dsh, agent: dsh.createAgent('lead'), workspace };
+}
+
+const task = (dsh: Dsh, agent: ReturnType<Dsh['createAgent']>, prompt: string, options = {}) =>
+  dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt }, options);
+
+describe('agent_task with a scripted ACP agent', () => {
+  it('reads and writes files within the sandbox, streams its plan and tool calls', async () => {
+    const { dsh, agent, workspace } = await rig('workspace-write');
+    writeFileSync(join(workspace, 'in.txt'), 'hello from the workspace\n');
+    const outside = join(tempDir('dsh-acp-outside-'), 'x.txt');
+    const r = await task(
+      dsh,
+      agent,
+      [
+        'say starting',
+        'plan',
+        `read ${workspace}/in.txt`,
+        `write ${workspace}/out.txt done`,
+        `write ${outside} nope`,
+      ].join('\n'),
+    );
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain('starting\nread: hello from the workspace\nwrote');
+    expect(readFileSync(join(workspace, 'out.txt'), 'utf8')).toBe('done');
+    expect(r.text).toMatch(/write failed: .*outside what sandbox mode workspace-write allows/);
+    expect(existsSync(outside)).toBe(false);
+    expect(r.text).toContain('[plan]\n- [completed] look around\n- [pending] finish');
+    expect(r.text).toContain('[tool calls: 5]');
+    expect(r.text).toContain(`- failed: write ${outside} nope`);
+    expect(r.text).toContain('[stop reason: end_turn]');
+    expect(r.data).toMatchObject({ stop_reason: 'end_turn', tool_calls: 5 });
+  });
+
+  it('permission goes through the approver: approved, denied, and denied with no approver', async () => {
+    for (const [approve, word] of [
+      [true, 'allowed'],
+      [false, 'rejected'],
+      [undefined, 'rejected'],
+    ] as const) {
+      const { dsh, agent } = await rig('danger-full-access', approve);
+      const r = await task(dsh, agent, 'ask');
+      expect(r.text).toContain(`permission: ${word}`);
+    }
+  });
+
+  it('creates a terminal (backed by ctx.shell), waits for it and reads its output', async () => {
+    const { dsh, agent } = await rig('workspace-write');
+    const r = await task(dsh, agent, 'term echo hi-from-terminal; exit 3');
+    expect(r.text).toContain('term exit=3 output=hi-from-terminal');
+  });
+
+  it('a cancelled call sends session/cancel: the turn ends as cancelled and the agent is gone', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const ac = new AbortController();
+    const call = task(dsh, agent, 'say working\nsleep 60000\nsay never', { signal: ac.signal });
+    // The agent runs as a child of this process: wait until it exists, then cancel.
+    const agentPids = () => execPids().filter((pid) => readFileSafe(`/proc/${pid}/cmdline`).includes('acp-agent.mjs'));
+    await waitFor(() => agentPids().length === 1, 'the agent to start');
+    ac.abort();
+    const r = await call;
+    expect(r.text).toContain('[stop reason: cancelled]');
+    expect(r.text).not.toContain('never');
+    await waitFor(() => agentPids().length === 0, 'the agent to end');
+  });
+
+  it('refuses an unknown agent and a bad agent config', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const r = await dsh.tools.call(agent, 'agent_task', { agent: 'nobody', prompt: 'hi' });
+    expect((r.data as { error: { code: string } }).error.code).toBe('ACP_UNKNOWN_AGENT');
+    expect(r.text).toContain('configured: scripted');
+    const bad = compose({ config: { acp: { agents: { x: { command: [] } } } } });
+    expect(await codeOf(bad)).toBe('INVALID_ARGUMENT');
+    const broken = await compose({
+      config: {
+        workspace: tempDir('dsh-acp-'),
+        sandbox: { mode: 'danger-full-access' },
+        acp: { agents: { dead: { command: ['false'] } } },
+      },
+    });
+    open.push(broken);
+    const failed = await broken.tools.call(broken.createAgent('a'), 'agent_task', { agent: 'dead', prompt: 'hi' });
+    expect((failed.data as { error: { code: string } }).error.code).toBe('ACP_START_FAILED');
+  });
+});
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+function execPids(): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number);
+}
