@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
@@ -15,15 +15,7 @@ import { fmt, median } from './lib.mjs';
 
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 10 : 30;
-const AGENT = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'packages',
-  'dsh',
-  'test',
-  'fixtures',
-  'acp-agent.mjs',
-);
+const AGENT = fileURLToPath(new URL('../packages/dsh/test/fixtures/acp-agent.mjs', import.meta.url));
 const now = () => performance.now();
 const workspace = mkdtempSync(join(tmpdir(), 'dsh-bench-acp-'));
 

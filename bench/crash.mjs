@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { fmt, median } from './lib.mjs';
@@ -17,15 +17,7 @@ const TREES = quick ? 5 : 15;
 const CRASHES = quick ? 2 : 5;
 /** Processes in the cooperative tree: one sh and its sleeping children. */
 const TREE_SIZE = 50;
-const HOST = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'packages',
-  'dsh',
-  'test',
-  'fixtures',
-  'crash-host.mjs',
-);
+const HOST = fileURLToPath(new URL('../packages/dsh/test/fixtures/crash-host.mjs', import.meta.url));
 const row = (what, value, goal) => console.log(`${what.padEnd(62)} ${value.padStart(12)}  ${goal}`);
 
 /** Live (non-zombie) processes whose argv is `sleep <arg>` with `arg` ending in `token`. */

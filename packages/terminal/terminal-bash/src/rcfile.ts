@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DshError } from '@dsh/core';
-import type { SubprocessRuntime } from '@dsh/subprocess';
+import type { SpawnSpec, SubprocessRuntime } from '@dsh/subprocess';
 
 /** A per-session secret that only the shell's own prompt hook prints. */
 export function newNonce(): string {
@@ -38,15 +38,7 @@ export async function writeRcFile(
   runtime: SubprocessRuntime,
   nonce: string,
 ): Promise<{ path: string; remove(): void }> {
-  const h = runtime.spawn({
-    argv: ['sh', '-c', RC_WRITER],
-    cwd: '/',
-    env: {},
-    stdin: { kind: 'pipe' },
-    stdout: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
-    stderr: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
-    graceMs: 1_000,
-  });
+  const h = runtime.spawn(small(['sh', '-c', RC_WRITER], 'pipe'));
   h.stdin?.on('error', () => undefined); // a writer that failed is told by its exit
   h.stdin?.end(rcText(nonce));
   const outcome = await h.done;
@@ -58,17 +50,21 @@ export async function writeRcFile(
   return {
     path: `${dir}/bashrc`,
     remove: () => {
-      const rm = runtime.spawn({
-        argv: ['rm', '-rf', '--', dir],
-        cwd: '/',
-        env: {},
-        stdin: { kind: 'ignore' },
-        stdout: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
-        stderr: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
-        graceMs: 1_000,
-      });
-      void rm.done;
+      void runtime.spawn(small(['rm', '-rf', '--', dir], 'ignore')).done;
     },
+  };
+}
+
+/** The spec of a small helper command in the shell's world. */
+function small(argv: string[], stdin: 'pipe' | 'ignore'): SpawnSpec {
+  return {
+    argv,
+    cwd: '/',
+    env: {},
+    stdin: { kind: stdin },
+    stdout: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
+    stderr: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
+    graceMs: 1_000,
   };
 }
 
