@@ -74,6 +74,21 @@ describe('crash containment', () => {
     await waitFor(() => sleepers(token).size === 0, 'every process of the dead host to end');
   });
 
+  it.each(['auto', 'session'])(
+    'a host that calls process.exit() without disposing leaves nothing its watchdog knows of [%s]',
+    async (containment) => {
+      const { workspace, token } = fresh();
+      const host = run([join(here, 'fixtures', 'exit-host.mjs'), containment, token], workspace);
+      // The tree's own process group in session mode; with a cgroup, the setsid escapee too.
+      const expected = containment === 'auto' ? 2 : 1;
+      const exited = new Promise((r) => host.once('exit', r));
+      await waitFor(() => sleepers(token).size >= expected || host.exitCode !== null, 'the tree to start');
+      await exited;
+      const left = () => [...sleepers(token).keys()].filter((k) => containment === 'auto' || k.startsWith('6'));
+      await waitFor(() => left().length === 0, 'the watchdog to end what the host left');
+    },
+  );
+
   it('kill -9 of `dsh run` and of `dsh mcp` leaves nothing running', async () => {
     const { workspace, token } = fresh();
     const cli = run([CLI, 'run', '--no-log', '--', `setsid sleep 1${token} & sleep 2${token}`], workspace);

@@ -6,6 +6,8 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LspHost } from '@dsh/lsp';
+import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { compose, type Dsh } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, tempDir, waitFor } from '../../../test/support.js';
@@ -124,6 +126,28 @@ describe.each(CASES)('ctx.lsp with $name', (c) => {
     expect(tree.length).toBeGreaterThan(0);
     await dsh.dispose();
     await waitFor(() => tree.every((pid) => !isAlive(pid)), 'every language-server process to end');
+  });
+});
+
+describe('a language server that dies', () => {
+  it('at start is LSP_START_FAILED at once, with no unhandled error; the host goes on', async () => {
+    const workspace = tempDir('dsh-lsp-dead-');
+    writeFileSync(join(workspace, 'a.ts'), 'x\n');
+    const runtime = new LocalSubprocessRuntime();
+    const host = new LspHost(() => runtime, workspace, {
+      typescript: {
+        command: ['sh', '-c', 'echo cannot start >&2; exit 3'],
+        extensions: { '.ts': 'typescript' },
+        rootMarkers: [],
+      },
+    });
+    try {
+      await expect(host.diagnostics(join(workspace, 'a.ts'))).rejects.toMatchObject({ code: 'LSP_START_FAILED' });
+      await expect(host.diagnostics(join(workspace, 'a.ts'))).rejects.toThrow(/cannot start/);
+    } finally {
+      await host.dispose();
+      await runtime.dispose();
+    }
   });
 });
 

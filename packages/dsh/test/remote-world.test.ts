@@ -247,5 +247,10 @@ describe('remote world over ssh', () => {
     );
     expect(r.stdout).toContain(`${SSH_TEST_USER}\n`);
     expect(r.status).toBe(0);
+    // Before the subcommand it would not reach run: refused, nothing runs here.
+    const misplaced = spawnSync(process.execPath, [CLI, '--connect', 'nosuch', 'run', '--no-log', '--', 'echo here'], {
+      encoding: 'utf8',
+    });
+    expect(misplaced).toMatchObject({ status: 2, stdout: '' });
   });
 });

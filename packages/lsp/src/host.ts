@@ -55,6 +55,7 @@ function placeOf(uri: string, range: Range): Place {
 export class LspHost {
   private readonly running = new Map<string, LanguageServer>();
   private readonly deaths = new Map<string, { count: number; at: number }>();
+  private readonly starting = new Map<string, Promise<LanguageServer>>();
   private disposed = false;
 
   constructor(
@@ -110,38 +111,69 @@ export class LspHost {
     const files = filesOf(this.runtime());
     const root = await this.rootOf(path, config, files);
     const key = `${lang.language}\0${root}`;
-    let server = this.running.get(key);
-    if (server?.dead) {
-      this.running.delete(key);
-      const d = this.deaths.get(key) ?? { count: 0, at: 0 };
-      this.deaths.set(key, { count: d.count + 1, at: Date.now() });
-      server = undefined;
-    }
-    if (!server) {
-      const d = this.deaths.get(key);
-      const wait = d ? Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_MS * 2 ** (d.count - 1)) : 0;
-      if (d && Date.now() - d.at < wait) await new Promise((r) => setTimeout(r, wait - (Date.now() - d.at)));
-      server = new LanguageServer(this.runtime(), lang.language, root, config);
-      this.running.set(key, server);
-      try {
-        await server.ready;
-      } catch (error) {
+    // One start per key, shared by concurrent callers; a dead server is started again.
+    let pending = this.starting.get(key);
+    if (!pending || this.running.get(key)?.dead) {
+      if (this.running.get(key)?.dead) {
         this.running.delete(key);
-        this.deaths.set(key, { count: (this.deaths.get(key)?.count ?? 0) + 1, at: Date.now() });
-        const why = error instanceof DshError ? error.message : server.failure(`failed to start (${String(error)})`);
-        await server.dispose();
-        throw new DshError('LSP_START_FAILED', why);
+        const d = this.deaths.get(key) ?? { count: 0, at: 0 };
+        this.deaths.set(key, { count: d.count + 1, at: Date.now() });
       }
-      this.deaths.delete(key);
+      pending = this.start(key, lang.language, root, config);
+      this.starting.set(key, pending);
+      const mine = pending;
+      pending.catch(() => {
+        if (this.starting.get(key) === mine) this.starting.delete(key);
+      });
     }
+    const server = await pending;
     const changed = await server.sync(path, lang.languageId, files);
     return { server, changed };
+  }
+
+  /** Starts the server of `key` after any backoff it owes, and waits for its initialize. */
+  private async start(
+    key: string,
+    language: string,
+    root: string,
+    config: LanguageServerConfig,
+  ): Promise<LanguageServer> {
+    const d = this.deaths.get(key);
+    const wait = d ? Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_MS * 2 ** (d.count - 1)) : 0;
+    if (d && Date.now() - d.at < wait) await new Promise((r) => setTimeout(r, wait - (Date.now() - d.at)));
+    if (this.disposed) throw new DshError('DISPOSED', 'the language servers were disposed.');
+    const server = new LanguageServer(this.runtime(), language, root, config);
+    this.running.set(key, server);
+    try {
+      await server.ready;
+    } catch (error) {
+      this.running.delete(key);
+      this.deaths.set(key, { count: (this.deaths.get(key)?.count ?? 0) + 1, at: Date.now() });
+      const why = error instanceof DshError ? error.message : server.failure(`failed to start (${String(error)})`);
+      await server.dispose();
+      throw new DshError('LSP_START_FAILED', why);
+    }
+    this.deaths.delete(key);
+    return server;
   }
 
   /** Errors and warnings of `path` (after syncing it from disk). */
   async diagnostics(path: string): Promise<Diagnostic[]> {
     const { server } = await this.serverFor(path);
-    const raw: RawDiagnostic[] = (await server.diagnosticsOf(path, DIAGNOSTICS_WAIT_MS)) ?? [];
+    const published = await server.diagnosticsOf(path, DIAGNOSTICS_WAIT_MS);
+    if (published === null && server.dead) {
+      throw new DshError(
+        'LSP_SERVER_EXITED',
+        server.failure('exited before it published diagnostics; the next call starts it again'),
+      );
+    }
+    if (published === null) {
+      throw new DshError(
+        'LSP_TIMEOUT',
+        server.failure(`published no diagnostics within ${DIAGNOSTICS_WAIT_MS / 1000} s`),
+      );
+    }
+    const raw: RawDiagnostic[] = published;
     return raw.map((d) => ({
       ...placeOf(pathToFileURL(path).href, d.range),
       severity: SEVERITY[d.severity ?? 1] ?? 'error',

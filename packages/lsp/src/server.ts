@@ -4,6 +4,7 @@
  * before each query (didOpen, then didChange with the full text when it changed), keeps the
  * latest published diagnostics per file, and ends with shutdown/exit, then terminate().
  */
+import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { DshError } from '@dsh/core';
 import type { SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
@@ -71,7 +72,11 @@ export class LanguageServer {
     const stdout = this.handle.stdout as NonNullable<SubprocessHandle['stdout']>;
     const stdin = this.handle.stdin as NonNullable<SubprocessHandle['stdin']>;
     stdin.on('error', () => undefined); // a dead server is told by its exit
-    this.connection = createMessageConnection(new StreamMessageReader(stdout), new StreamMessageWriter(stdin));
+    // Writes go through a buffer that never fails: a server that died must not surface as an
+    // EPIPE rejection inside vscode-jsonrpc (unhandled, it would end the host); its exit says it.
+    const sink = new PassThrough();
+    sink.pipe(stdin);
+    this.connection = createMessageConnection(new StreamMessageReader(stdout), new StreamMessageWriter(sink));
     this.connection.onNotification(
       'textDocument/publishDiagnostics',
       (p: { uri: string; diagnostics: RawDiagnostic[] }) => {
@@ -89,7 +94,17 @@ export class LanguageServer {
       this.exited = true;
       for (const list of this.waiters.values()) for (const wake of list.splice(0)) wake();
     });
-    this.ready = timeoutOf(this.initialize(), LSP_INITIALIZE_TIMEOUT_MS, () =>
+    // A server that exits (or never starts) before answering fails at once, with its stderr.
+    const died = this.handle.exit.then((o) => {
+      const how = o.error
+        ? `did not start (${o.error.message})`
+        : `exited (${o.signal ?? `exit code ${o.exitCode}`}) before answering initialize`;
+      throw new DshError('LSP_START_FAILED', this.failure(how));
+    });
+    died.catch(() => undefined);
+    const init = this.initialize();
+    init.catch(() => undefined); // when the exit wins the race
+    this.ready = timeoutOf(Promise.race([init, died]), LSP_INITIALIZE_TIMEOUT_MS, () =>
       this.failure('did not answer initialize in time'),
     );
   }
@@ -118,7 +133,7 @@ export class LanguageServer {
   private async initialize(): Promise<void> {
     const rootUri = pathToFileURL(this.root).href;
     await this.connection.sendRequest('initialize', {
-      processId: process.pid,
+      processId: null, // the server's watch on a client pid fails across worlds (another pid namespace or machine)
       rootUri,
       workspaceFolders: [{ uri: rootUri, name: 'workspace' }],
       capabilities: {
@@ -184,7 +199,16 @@ export class LanguageServer {
   /** A request, bounded in time; a dead server is an error naming its stderr. */
   async request<R>(method: string, params: unknown): Promise<R> {
     if (this.exited) throw new DshError('LSP_SERVER_EXITED', this.failure('exited'));
-    return timeoutOf(this.connection.sendRequest<R>(method, params), LSP_REQUEST_TIMEOUT_MS, () =>
+    const sent = this.connection.sendRequest<R>(method, params);
+    sent.catch(() => undefined); // when the exit wins the race
+    const died = this.handle.exit.then(() => {
+      throw new DshError(
+        'LSP_SERVER_EXITED',
+        this.failure(`exited while answering ${method}; the next call starts it again`),
+      );
+    });
+    died.catch(() => undefined);
+    return timeoutOf(Promise.race([sent, died]), LSP_REQUEST_TIMEOUT_MS, () =>
       this.failure(`did not answer ${method} within ${LSP_REQUEST_TIMEOUT_MS / 1000} s`),
     );
   }

@@ -24,6 +24,13 @@ async function dumpConfig(preset: PresetName, connect: string[] | undefined): Pr
   }
 }
 
+/** `dsh --connect X run …` would run here: the world belongs after the subcommand. */
+function misplacedConnect(program: Command): number | null {
+  if (!program.opts<{ connect?: string[] }>().connect) return null;
+  process.stderr.write('dsh: put --connect after the subcommand (dsh run --connect …, dsh mcp --connect …).\n');
+  return EXIT_USAGE;
+}
+
 const connectOption = (): Option =>
   new Option(
     '--connect <command>',
@@ -70,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(connectOption())
     .addHelpText('after', EXIT_HELP)
     .action(async (words: string[], opts: RunOptions) => {
-      status = await runCommand(words, opts);
+      status = misplacedConnect(program) ?? (await runCommand(words, opts));
     });
   program
     .command('mcp')
@@ -93,7 +100,7 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(connectOption())
     .addHelpText('after', EXIT_HELP)
     .action(async (opts: McpOptions) => {
-      status = await serveCommand(opts);
+      status = misplacedConnect(program) ?? (await serveCommand(opts));
     });
   const log = program.command('log').description('read session logs');
   log

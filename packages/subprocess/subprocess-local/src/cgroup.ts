@@ -19,6 +19,7 @@ import { isMainThread } from 'node:worker_threads';
 import { childGroups, populated, removeDeep } from './cgroup-fs.js';
 import { homeCgroup, NURSERY_NAME, Nursery } from './nursery.js';
 import { TreeCgroup } from './tree-cgroup.js';
+import { WATCHDOG } from './watchdog.js';
 
 /** Empty tree cgroups kept for reuse: saves a mkdir and an rmdir per spawn, bounded so idle runtimes hold few. */
 export const CGROUP_POOL_MAX = 16;
@@ -37,6 +38,9 @@ function trackForExit(container: CgroupContainer): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
+    // A running watchdog ends the live trees (and removes their cgroups) once this process is
+    // gone: unregistering them here would let them live on.
+    if (WATCHDOG.running) return;
     for (const c of undisposed) c.dispose();
   });
 }

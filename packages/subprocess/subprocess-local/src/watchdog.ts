@@ -37,7 +37,7 @@ for d in $cgs; do
   done
 done
 unset IFS
-for p in $pgs; do [ "$p" -gt 1 ] 2>/dev/null && kill -KILL -- "-$p" 2>/dev/null; done
+for p in $pgs; do [ "$p" -gt 1 ] 2>/dev/null && kill -KILL "-$p" 2>/dev/null; done
 IFS=$nl
 for d in $cgs; do
   for sub in "$d"/*/; do
@@ -65,6 +65,11 @@ class Watchdog {
   /** True while a watchdog process runs (or can be started). */
   get available(): boolean {
     return !this.failed;
+  }
+
+  /** True while a watchdog process runs: it ends what is registered when this process is gone. */
+  get running(): boolean {
+    return this.child !== null && !this.failed;
   }
 
   /** The watchdog's pid, once started (for tests). */
