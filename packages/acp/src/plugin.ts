@@ -29,6 +29,7 @@ export function acpPlugin(options: AcpPluginOptions): Plugin {
         subprocess: () => api.ctx.get('subprocess'),
         shell: () => api.ctx.get('shell'),
         policy: () => (api.ctx.has('sandboxPolicy') ? api.ctx.get('sandboxPolicy') : undefined),
+        sandbox: () => (api.ctx.has('sandbox') ? api.ctx.get('sandbox') : undefined),
         approver: options.approver,
         workspace: options.workspace,
       });

@@ -4,7 +4,7 @@
  * owner's sandbox policy and through the composition's approver.
  */
 import { type Approver, DshError, type Owner } from '@dsh/core';
-import type { SandboxPolicyService } from '@dsh/sandbox';
+import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { type AgentTaskResult, runAgentTask } from './session.js';
@@ -32,6 +32,8 @@ export interface AcpServiceDeps {
   subprocess: () => SubprocessRuntime;
   shell: () => ShellExecutor;
   policy: () => SandboxPolicyService | undefined;
+  /** The fence: a restricted owner's sub-agent runs in that owner's sandbox world. */
+  sandbox: () => Sandbox | undefined;
   approver: Approver | undefined;
   workspace: string;
 }
@@ -74,14 +76,29 @@ export class AcpService {
         ),
       );
     }
+    const policy = this.deps.policy()?.resolve(owner);
+    let runtime = this.deps.subprocess();
+    if (policy && policy.mode !== 'danger-full-access') {
+      // The agent's own tools run where it runs: inside the owner's fence, never outside it.
+      const fence = this.deps.sandbox();
+      if (!fence?.available()) {
+        return Promise.reject(
+          new DshError(
+            'SANDBOX_UNAVAILABLE',
+            `A sub-agent in sandbox mode ${policy.mode} needs a fence and there is none: ${fence?.unavailableReason() ?? 'no sandbox is mounted'}.`,
+          ),
+        );
+      }
+      runtime = fence.world(policy, runtime).runtime;
+    }
     return runAgentTask(
       agent.command,
       agent.env ?? {},
       prompt,
       {
-        runtime: this.deps.subprocess(),
+        runtime,
         shell: this.deps.shell,
-        sandbox: this.deps.policy()?.resolve(owner),
+        sandbox: policy,
         approver: this.deps.approver,
         agentName: name,
         workspace: this.deps.workspace,

@@ -4,8 +4,8 @@
  * v1 terminals, given one prompt in a new session; its updates are gathered (message, plan, tool
  * calls) until the prompt ends. A cancel sends `session/cancel`, then the tree is ended.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
 import { type Approver, DshError } from '@dsh/core';
@@ -45,12 +45,43 @@ function within(roots: readonly string[], path: string): boolean {
   });
 }
 
-/** The fs rules of the owner's sandbox: reads anywhere, writes inside the writable roots (unless unconfined). */
-function checkWrite(path: string, sandbox: ResolvedSandbox | undefined): void {
+/** `path` with every existing part's symlinks resolved (the missing tail kept as written). */
+function realOf(path: string): string {
+  const missing: string[] = [];
+  let at = resolve(path);
+  for (;;) {
+    try {
+      return join(realpathSync(at), ...missing.reverse());
+    } catch {
+      if (at === dirname(at)) return resolve(path);
+      missing.push(basename(at));
+      at = dirname(at);
+    }
+  }
+}
+
+/**
+ * The fs rules of the owner's sandbox: reads anywhere, writes inside the writable roots (unless
+ * unconfined), judged on the real path (a symlink inside the workspace pointing out does not count).
+ */
+function checkWrite(path: string, sandbox: ResolvedSandbox | undefined): string {
   if (!isAbsolute(path)) throw RequestError.invalidParams({ path }, 'the path must be absolute');
-  if (!sandbox || sandbox.mode === 'danger-full-access') return;
-  if (sandbox.mode === 'read-only' || !within(sandbox.writableRoots, resolve(path))) {
+  const real = realOf(path);
+  if (!sandbox || sandbox.mode === 'danger-full-access') return real;
+  if (sandbox.mode === 'read-only' || !within(sandbox.writableRoots.map(realOf), real)) {
     throw RequestError.invalidParams({ path }, `writing ${path} is outside what sandbox mode ${sandbox.mode} allows`);
+  }
+  return real;
+}
+
+/** Writes `content` at the checked real path, refusing a symlink swapped in since the check. */
+function writeNoFollow(real: string, content: string): void {
+  mkdirSync(dirname(real), { recursive: true });
+  const fd = openSync(real, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  try {
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -120,9 +151,7 @@ export async function runAgentTask(
       return { content: lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n') };
     })
     .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
-      checkWrite(params.path, task.sandbox);
-      mkdirSync(dirname(params.path), { recursive: true });
-      writeFileSync(params.path, params.content);
+      writeNoFollow(checkWrite(params.path, task.sandbox), params.content);
       return {};
     })
     .onRequest(methods.client.session.requestPermission, async ({ params }) => {

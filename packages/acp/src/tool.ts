@@ -53,7 +53,8 @@ export function createAgentTaskTool(): ToolDefinition {
     output,
     annotations: { destructiveHint: true },
     onError: (error): ToolResult => {
-      if (error instanceof DshError && error.code.startsWith('ACP_')) return toolError(error.message, error.code);
+      if (error instanceof DshError && (error.code.startsWith('ACP_') || error.code === 'SANDBOX_UNAVAILABLE'))
+        return toolError(error.message, error.code);
       throw error;
     },
     async run({ agent, prompt, timeout_ms }, { ctx, owner, signal }) {

@@ -4,7 +4,7 @@
  * permission goes through the approver (approved and denied); a terminal is created, waited for
  * and read; a cancel ends the turn and the agent's tree; bad agents are refused.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
@@ -61,6 +61,32 @@ describe('agent_task with a scripted ACP agent', () => {
     expect(r.text).toContain(`- failed: write ${outside} nope`);
     expect(r.text).toContain('[stop reason: end_turn]');
     expect(r.data).toMatchObject({ stop_reason: 'end_turn', tool_calls: 5 });
+  });
+
+  it('a symlink out of the workspace does not widen writes, and the agent itself runs inside the fence', async () => {
+    const { dsh, agent, workspace } = await rig('workspace-write');
+    const outsideDir = tempDir('dsh-acp-outside-');
+    const target = join(outsideDir, 'precious.txt');
+    writeFileSync(target, 'keep\n');
+    symlinkSync(target, join(workspace, 'link'));
+    symlinkSync(outsideDir, join(workspace, 'dirlink'));
+    const r = await task(
+      dsh,
+      agent,
+      [
+        `write ${workspace}/link nope`,
+        `write ${workspace}/dirlink/new.txt nope`,
+        `selfwrite ${outsideDir}/self.txt`,
+        `selfwrite ${workspace}/self.txt`,
+      ].join('\n'),
+    );
+    expect(readFileSync(target, 'utf8')).toBe('keep\n');
+    expect(existsSync(join(outsideDir, 'new.txt'))).toBe(false);
+    expect(r.text.match(/write failed: .*outside what sandbox mode/g)).toHaveLength(2);
+    // Inside the fence the outside dir is read-only, or not there at all (a fresh /tmp).
+    expect(r.text).toMatch(/selfwrite failed: .*(read-only|EROFS|ENOENT)/i);
+    expect(existsSync(join(outsideDir, 'self.txt'))).toBe(false);
+    expect(r.text).toContain(`selfwrote ${workspace}/self.txt`);
   });
 
   it('permission goes through the approver: approved, denied, and denied with no approver', async () => {
