@@ -72,7 +72,8 @@ export async function openRemoteWorld(
       signal: AbortSignal.timeout(REMOTE_STEP_MS),
     };
     const h = runtime.spawn(spec);
-    const outcome = await h.done;
+    // The far side may hang: the step is bounded here, not by a terminate that waits on it.
+    const outcome = await bounded(h.done, { exitCode: null, signal: null, error: null });
     if (outcome.error) throw outcome.error;
     return {
       exitCode: outcome.exitCode,
@@ -85,10 +86,20 @@ export async function openRemoteWorld(
     carrier,
     run,
     close: async () => {
-      await runtime.dispose();
+      // A silent far side cannot hold teardown: past the bound the carrier ends the channel.
+      await bounded(runtime.dispose(), undefined);
       await carrier.dispose();
     },
   };
+}
+
+/** `p`, or `fallback` once {@link REMOTE_STEP_MS} passed. */
+function bounded<T>(p: Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((r) => {
+    timer = setTimeout(() => r(fallback), REMOTE_STEP_MS);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** What the sandbox needs to know about the far side. */

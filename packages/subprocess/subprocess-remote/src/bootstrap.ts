@@ -36,6 +36,8 @@ export interface WorldOptions extends ChannelOptions {
   containment?: 'auto' | 'session';
   /** Whether the channel joins its remote argv into one shell string. @default true for `ssh` */
   joinsArgv?: boolean;
+  /** How long connect, boot and `hello` may take. @default BOOT_TIMEOUT_MS */
+  bootTimeoutMs?: number;
 }
 
 /** A connected remote world. */
@@ -69,6 +71,7 @@ export async function connectWorld(
     );
   }
   const started = Date.now();
+  const limit = options.bootTimeoutMs ?? BOOT_TIMEOUT_MS;
   const { hash, bytes } = payload();
   const argv = bootArgv(connect, hash, ['--containment', options.containment ?? 'auto', '--probe-sandbox'], {
     ...(options.node ? { node: options.node } : {}),
@@ -77,14 +80,15 @@ export async function connectWorld(
   const handle = startChannel(argv, via, options);
   let boot: 'sent' | 'cached';
   try {
-    boot = await handshake(handle, bytes, connect);
+    boot = await handshake(handle, bytes, connect, limit);
   } catch (error) {
     await handle.terminate();
     throw error;
   }
   const runtime = runtimeOver(handle, connect, options, false);
   handle.stdout?.resume(); // paused by the handshake until the runtime listened
-  const timer = setTimeout(() => void runtime.dispose(), BOOT_TIMEOUT_MS);
+  // A far side that never answers: end the channel process (a dispose would wait on it).
+  const timer = setTimeout(() => void handle.terminate(), limit);
   try {
     const info = await runtime.ready;
     return { runtime, info, boot, connectMs: Date.now() - started };
@@ -105,7 +109,12 @@ function unavailable(why: string, connect: readonly string[]): DshError {
 }
 
 /** Reads boot lines until `ready`; sends the payload when asked. Bytes after `ready` are put back. */
-function handshake(handle: SubprocessHandle, bytes: Buffer, connect: readonly string[]): Promise<'sent' | 'cached'> {
+function handshake(
+  handle: SubprocessHandle,
+  bytes: Buffer,
+  connect: readonly string[],
+  limit: number,
+): Promise<'sent' | 'cached'> {
   const out = handle.stdout as NonNullable<typeof handle.stdout>;
   const input = handle.stdin as NonNullable<typeof handle.stdin>;
   input.on('error', () => undefined); // a channel that died is told by its exit
@@ -141,10 +150,7 @@ function handshake(handle: SubprocessHandle, bytes: Buffer, connect: readonly st
     const onEnd = () => {
       void channelEnded(handle, connect[0]).then((why) => finish(unavailable(why, connect)));
     };
-    const timer = setTimeout(
-      () => finish(unavailable(`no answer within ${BOOT_TIMEOUT_MS / 1000} s`, connect)),
-      BOOT_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => finish(unavailable(`no answer within ${limit / 1000} s`, connect)), limit);
     out.on('data', onData);
     out.once('end', onEnd);
   });

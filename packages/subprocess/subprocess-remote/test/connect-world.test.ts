@@ -1,0 +1,61 @@
+/**
+ * connectWorld over local channels: a boot into an empty cache sends the payload, the next finds
+ * it cached, a banner printed before the boot line is skipped, and a far side that says `ready`
+ * and then nothing is WORLD_UNAVAILABLE within the boot timeout, its channel ended.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../../test/support.js';
+import { connectWorld } from '../src/index.js';
+
+const via = new LocalSubprocessRuntime();
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('connectWorld', () => {
+  it('sends the payload into an empty cache, then finds it cached; a banner before the boot line is skipped', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'dsh-boot-home-'));
+    dirs.push(home);
+    // `sh -c 'echo banner; exec "$@"' x …`: a login banner, then the boot command as given.
+    const channel = [
+      'env',
+      `HOME=${home}`,
+      'XDG_CACHE_HOME=',
+      'sh',
+      '-c',
+      'printf "Welcome!\\n"; exec "$@"',
+      'channel',
+    ];
+    const first = await connectWorld(channel, via, { cwd: '/' });
+    expect(first.boot).toBe('sent');
+    expect(String(first.info.entry).startsWith(join(home, '.cache', 'dsh', 'runtime'))).toBe(true);
+    await first.runtime.dispose();
+    const second = await connectWorld(channel, via, { cwd: '/' });
+    expect(second.boot).toBe('cached');
+    const h = second.runtime.spawn({
+      argv: ['echo', 'far'],
+      cwd: '/',
+      env: {},
+      stdin: { kind: 'ignore' },
+      stdout: { kind: 'collect', maxBytes: 1024 },
+      stderr: { kind: 'collect', maxBytes: 1024 },
+      graceMs: 500,
+    });
+    await h.done;
+    expect(h.stdoutReader?.read(0).text).toBe('far\n');
+    await second.runtime.dispose();
+  });
+
+  it('a far side that says ready and then nothing is WORLD_UNAVAILABLE in time, its channel ended', async () => {
+    const silent = ['sh', '-c', 'echo "DSH-BOOT 1 ready cached /nowhere"; exec sleep 300', 'silent'];
+    await expect(connectWorld(silent, via, { cwd: '/', bootTimeoutMs: 500 })).rejects.toMatchObject({
+      code: 'WORLD_UNAVAILABLE',
+    });
+    await waitFor(() => via.trackedCount === 0, 'the channel process to be gone');
+  });
+});
