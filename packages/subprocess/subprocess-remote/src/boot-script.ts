@@ -24,7 +24,26 @@ if (process.env.XDG_CACHE_HOME) roots.push(p.join(process.env.XDG_CACHE_HOME, 'd
 try { const h = os.homedir(); if (h) roots.push(p.join(h, '.cache', 'dsh')); } catch {}
 roots.push(p.join(os.tmpdir(), 'dsh-' + uid));
 const SERVER = 'runtime-server.mjs';
-let dir = roots.map((r) => p.join(r, 'runtime', hash)).find((d) => fs.existsSync(p.join(d, SERVER)));
+// A cache is used only when this user alone can write it: every directory from the cache root
+// down is ours, not a symlink, and not group- or other-writable (a shared /tmp holds others' too).
+const ours = (root, d) => {
+  for (let at = d; ; at = p.dirname(at)) {
+    let st;
+    try { st = fs.lstatSync(at); } catch { return false; }
+    if (!st.isDirectory() || (typeof uid === 'number' && st.uid !== uid) || (st.mode & 0o022) !== 0) return false;
+    if (at === root || at === p.dirname(at)) return true;
+  }
+};
+// A cached copy is used only when its files still hash to the payload's hash (manifest order).
+const intact = (d) => {
+  try {
+    const header = fs.readFileSync(p.join(d, 'manifest.json'));
+    const h = crypto.createHash('sha256').update(header).update('\n');
+    for (const [name] of JSON.parse(header.toString())) h.update(fs.readFileSync(p.join(d, name)));
+    return h.digest('hex').slice(0, 16) === hash;
+  } catch { return false; }
+};
+let dir = roots.map((r) => [r, p.join(r, 'runtime', hash)]).find(([r, d]) => ours(r, d) && intact(d))?.[1];
 let how = 'cached';
 const sleep = new Int32Array(new SharedArrayBuffer(4));
 function readExact(n) {
@@ -51,18 +70,30 @@ if (!dir) {
     const t = d + '.' + process.pid + '.tmp';
     fs.rmSync(t, { recursive: true, force: true });
     let at = nl + 1;
+    fs.mkdirSync(t, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(p.join(t, 'manifest.json'), payload.subarray(0, nl), { mode: 0o600 });
     for (const [name, bytes, mode] of files) {
       const f = p.join(t, name);
       fs.mkdirSync(p.dirname(f), { recursive: true, mode: 0o700 });
       fs.writeFileSync(f, payload.subarray(at, at + bytes), { mode });
       at += bytes;
     }
-    try { fs.renameSync(t, d); } catch (e) { fs.rmSync(t, { recursive: true, force: true }); if (!fs.existsSync(p.join(d, SERVER))) throw e; }
+    try { fs.renameSync(t, d); } catch (e) {
+      fs.rmSync(t, { recursive: true, force: true });
+      if (!intact(d)) throw e; // another boot won the race with the same bytes, or a stale copy is in the way
+    }
     return d;
   };
   const why = [];
   for (const r of roots) {
-    try { fs.mkdirSync(p.join(r, 'runtime'), { recursive: true, mode: 0o700 }); dir = unpack(p.join(r, 'runtime', hash)); break; }
+    try {
+      fs.mkdirSync(p.join(r, 'runtime'), { recursive: true, mode: 0o700 });
+      if (!ours(r, p.join(r, 'runtime'))) throw new Error('not private to this user');
+      const d = p.join(r, 'runtime', hash);
+      if (fs.existsSync(d) && !intact(d)) fs.rmSync(d, { recursive: true, force: true }); // a broken copy
+      dir = unpack(d);
+      break;
+    }
     catch (e) { why.push(r + ': ' + e.message); }
   }
   if (!dir) fail('no writable place for the runtime server (' + why.join('; ') + ')');

@@ -3,7 +3,7 @@
  * it cached, a banner printed before the boot line is skipped, and a far side that says `ready`
  * and then nothing is WORLD_UNAVAILABLE within the boot timeout, its channel ended.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
@@ -26,6 +26,7 @@ describe('connectWorld', () => {
       'env',
       `HOME=${home}`,
       'XDG_CACHE_HOME=',
+      `TMPDIR=${join(home, 'tmp')}`, // the last cache root too is the test's own
       'sh',
       '-c',
       'printf "Welcome!\\n"; exec "$@"',
@@ -49,6 +50,18 @@ describe('connectWorld', () => {
     await h.done;
     expect(h.stdoutReader?.read(0).text).toBe('far\n');
     await second.runtime.dispose();
+    // A cached copy that no longer matches its hash (changed by anyone) is replaced, not run.
+    appendFileSync(String(second.info.entry), '\nprocess.exit(99);\n');
+    const third = await connectWorld(channel, via, { cwd: '/' });
+    expect(third.boot).toBe('sent');
+    expect(readFileSync(String(third.info.entry), 'utf8')).not.toContain('process.exit(99)');
+    await third.runtime.dispose();
+    // A cache that is writable by others is not trusted at all.
+    const root = join(home, '.cache', 'dsh');
+    chmodSync(root, 0o777);
+    const fourth = await connectWorld(channel, via, { cwd: '/' });
+    expect(String(fourth.info.entry).startsWith(join(home, 'tmp', 'dsh-'))).toBe(true);
+    await fourth.runtime.dispose();
   });
 
   it('a far side that says ready and then nothing is WORLD_UNAVAILABLE in time, its channel ended', async () => {
