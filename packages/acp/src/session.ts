@@ -4,7 +4,7 @@
  * v1 terminals, given one prompt in a new session; its updates are gathered (message, plan, tool
  * calls) until the prompt ends. A cancel sends `session/cancel`, then the tree is ended.
  */
-import { closeSync, constants, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
@@ -85,6 +85,22 @@ function writeNoFollow(real: string, content: string): void {
   }
 }
 
+/** The most of a file a sub-agent may read at once. */
+export const ACP_MAX_READ_BYTES = 16 * 1024 * 1024;
+
+/** A regular file's text: opened without blocking, checked before reading (no FIFO, device or flood). */
+function readRegular(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > ACP_MAX_READ_BYTES) throw new Error(`larger than ${ACP_MAX_READ_BYTES} bytes`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
@@ -141,9 +157,11 @@ export async function runAgentTask(
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
       let text: string;
       try {
-        text = readFileSync(params.path, 'utf8');
+        text = readRegular(params.path);
       } catch (error) {
-        throw RequestError.resourceNotFound(`${params.path} (${(error as NodeJS.ErrnoException).code ?? error})`);
+        throw RequestError.resourceNotFound(
+          `${params.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+        );
       }
       if (params.line == null && params.limit == null) return { content: text };
       const lines = text.split('\n');

@@ -104,8 +104,9 @@ function bounded<T>(p: Promise<T>, fallback: T): Promise<T> {
 
 /** What the sandbox needs to know about the far side. */
 export function farSideOf(world: OpenWorld): FarSide {
-  const sandbox = world.info.sandbox as { unavailable?: string | null } | undefined;
+  const sandbox = world.info.sandbox as { unavailable?: string | null; bwrapPath?: string } | undefined;
   return {
+    ...(sandbox?.bwrapPath ? { bwrapPath: sandbox.bwrapPath } : {}),
     node: world.info.execPath,
     entry: String(world.info.entry),
     unavailable: sandbox ? (sandbox.unavailable ?? null) : 'the remote runtime server did not probe for bubblewrap',

@@ -4,6 +4,7 @@
  * seen, a server killed from outside is restarted by the next call, and after dispose() no
  * language-server process is left.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LspHost } from '@dsh/lsp';
@@ -51,7 +52,7 @@ async function rig(files: Record<string, string>) {
   }
   const dsh = await compose({ preset: 'full', config: { workspace, sandbox: { mode: 'danger-full-access' } } });
   open.push(dsh);
-  return { dsh, agent: dsh.createAgent('a') };
+  return { dsh, agent: dsh.createAgent('a'), workspace };
 }
 
 type Case = {
@@ -153,13 +154,17 @@ describe('a language server that dies', () => {
 
 describe('lsp tools refuse what they cannot serve', () => {
   it('a path outside the workspace, and a file no server serves, get clear errors', async () => {
-    const { dsh, agent } = await rig({ 'notes.txt': 'hi\n' });
+    const { dsh, agent, workspace } = await rig({ 'notes.txt': 'hi\n' });
     const outside = await dsh.tools.call(agent, 'lsp_diagnostics', { path: '../../etc/passwd.ts' });
     expect((outside.data as { error: { code: string } }).error.code).toBe('OUTSIDE_WORKSPACE');
     const none = await dsh.tools.call(agent, 'lsp_symbols', { path: 'notes.txt' });
     expect((none.data as { error: { code: string } }).error.code).toBe('LSP_NO_SERVER');
     const missing = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'missing.ts' });
     expect((missing.data as { error: { code: string } }).error.code).toBe('LSP_FILE_UNREADABLE');
+    // A FIFO (or a device) named like a source file neither hangs the host nor floods it.
+    execFileSync('mkfifo', [join(workspace, 'pipe.ts')]);
+    const fifo = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'pipe.ts' });
+    expect((fifo.data as { error: { code: string } }).error.code).toBe('LSP_FILE_UNREADABLE');
     const bad = await dsh.tools.call(agent, 'lsp_hover', { path: 'a.ts', line: 0, column: 1 });
     expect((bad.data as { error: { code: string } }).error.code).toBe('INVALID_ARGUMENT');
   });

@@ -3,7 +3,7 @@
  * through the world's own runtime (`cat`, `test -e`), so a language server on another machine
  * is told what that machine's files say.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { DshError } from '@dsh/core';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 
@@ -22,13 +22,27 @@ function unreadable(path: string, why: string): DshError {
   return new DshError('LSP_FILE_UNREADABLE', `${path} cannot be read (${why}).`);
 }
 
+/**
+ * A regular file's text, at most `max` bytes: opened without blocking and checked before reading,
+ * so a FIFO or a device can neither hang the host nor flood it.
+ * @throws DshError `LSP_FILE_UNREADABLE`; Node's errno errors.
+ */
+export function readRegularFile(path: string, max: number): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw unreadable(path, 'not a regular file');
+    if (st.size > max) throw unreadable(path, `larger than ${max} bytes`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const local: FileAccess = {
   async read(path) {
     try {
-      const text = readFileSync(path, 'utf8');
-      if (Buffer.byteLength(text) > LSP_MAX_FILE_BYTES)
-        throw unreadable(path, `larger than ${LSP_MAX_FILE_BYTES} bytes`);
-      return text;
+      return readRegularFile(path, LSP_MAX_FILE_BYTES);
     } catch (error) {
       if (error instanceof DshError) throw error;
       throw unreadable(path, String((error as NodeJS.ErrnoException).code ?? error));

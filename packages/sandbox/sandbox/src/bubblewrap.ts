@@ -36,6 +36,8 @@ export interface BubblewrapOptions {
 export interface FarSide {
   node: string;
   entry: string;
+  /** The runner there. @default the sandbox's own bwrapPath */
+  bwrapPath?: string;
   /** Why bubblewrap cannot confine there, or null when it can. */
   unavailable: string | null;
 }
@@ -126,7 +128,10 @@ export class BubblewrapSandbox implements Sandbox {
       );
     }
     const world = new SandboxWorld(key, policy, host, {
-      bwrapPath: this.bwrapPath,
+      bwrapPath: this.farSide?.bwrapPath ?? this.bwrapPath,
+      // The far side's paths cannot be looked at from here: they are bound as given (a missing
+      // one makes the world fail to start, told as a runner failure, never a silent gap).
+      ...(this.farSide ? { exists: () => true } : {}),
       outputDirs: this.outputDirs,
       node: this.farSide?.node ?? process.execPath,
       entry: this.farSide?.entry ?? SERVER_ENTRY,

@@ -6,6 +6,7 @@
  * it dies with its parent.
  */
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { ResolvedSandbox } from './types.js';
 
 /** Where the world's own cgroup is bound in, when its channel has one (see world.ts). */
@@ -16,6 +17,8 @@ export function fenceArgs(
   policy: ResolvedSandbox,
   outputDirs: readonly string[],
   programs: readonly string[] = [],
+  /** Whether a path exists where the fence runs (this machine unless a remote world says). */
+  exists: (path: string) => boolean = existsSync,
 ): { args: string[]; enforcement: 'full' | 'partial' } {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   // No network also means no daemons: their sockets live in /run, which a network namespace
@@ -24,16 +27,16 @@ export function fenceArgs(
   // The world's own programs (Node.js, the runtime server and what it loads) stay visible when
   // they live under a directory the fence replaces (a checkout or a boot cache in /tmp): their
   // top directory there is bound read-only — before the writable roots, which may lie inside it.
-  for (const dir of maskedTops(programs, policy.network)) args.push('--ro-bind', dir, dir);
+  for (const dir of programDirs(programs, policy.network, exists)) args.push('--ro-bind', dir, dir);
   let enforcement: 'full' | 'partial' = 'full';
   if (policy.mode === 'workspace-write') {
     for (const root of policy.writableRoots) {
-      if (existsSync(root)) args.push('--bind', root, root);
+      if (exists(root)) args.push('--bind', root, root);
       else enforcement = 'partial'; // a root that does not exist cannot be bound (nor written)
     }
   }
   // The composition's output copies: written by the world's server, read by later commands.
-  for (const dir of outputDirs) if (existsSync(dir)) args.push('--bind', dir, dir);
+  for (const dir of outputDirs) if (exists(dir)) args.push('--bind', dir, dir);
   if (!policy.network) args.push('--unshare-net');
   // No capabilities inside, even when dsh runs as root: otherwise a command could remount `/`
   // read-write or undo the masks. Its own pid namespace: no view of (or signal to) host
@@ -48,15 +51,24 @@ function masked(network: boolean): string[] {
   return network ? ['/tmp'] : ['/tmp', '/run'];
 }
 
-/** For each program under a masked directory, that directory's top entry holding it (`/tmp/x` of `/tmp/x/y/z`). */
-function maskedTops(programs: readonly string[], network: boolean): string[] {
-  const tops = new Set<string>();
+/**
+ * For each program under a masked directory, the narrowest directory that holds it and what it
+ * loads: the nearest one above it with a `node_modules` (a checkout's root, a boot cache's
+ * `runtime/<hash>`), else its own directory — bound read-only, never a whole shared temp dir.
+ */
+function programDirs(programs: readonly string[], network: boolean, exists: (path: string) => boolean): string[] {
+  const dirs = new Set<string>();
   for (const path of programs) {
-    for (const dir of masked(network)) {
-      if (!path.startsWith(`${dir}/`)) continue;
-      const top = `${dir}/${path.slice(dir.length + 1).split('/')[0]}`;
-      if (existsSync(top)) tops.add(top);
+    const top = masked(network).find((dir) => path.startsWith(`${dir}/`));
+    if (!top) continue;
+    let chosen = dirname(path);
+    for (let at = dirname(path); at !== top && at.startsWith(`${top}/`); at = dirname(at)) {
+      if (exists(join(at, 'node_modules'))) {
+        chosen = at;
+        break;
+      }
     }
+    if (exists(chosen)) dirs.add(chosen);
   }
-  return [...tops];
+  return [...dirs];
 }

@@ -51,6 +51,8 @@ export interface WorldStart {
   /** The Node.js program and the runtime server's entry, as the host sees them. */
   node: string;
   entry: string;
+  /** Whether a path exists where the world runs. @default this machine's file system */
+  exists?: (path: string) => boolean;
 }
 
 /** The command line that starts a world for `policy`. */
@@ -58,7 +60,7 @@ export function worldArgv(
   policy: ResolvedSandbox,
   start: WorldStart,
 ): { argv: string[]; enforcement: 'full' | 'partial' } {
-  const { args, enforcement } = fenceArgs(policy, start.outputDirs, [start.node, start.entry]);
+  const { args, enforcement } = fenceArgs(policy, start.outputDirs, [start.node, start.entry], start.exists);
   return {
     argv: [
       'sh',

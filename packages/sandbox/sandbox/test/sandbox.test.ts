@@ -148,8 +148,10 @@ describe('a world whose own programs live under a directory the fence replaces',
       const workspace = join(top, 'ws');
       mkdirSync(workspace);
       const { args } = fenceArgs({ ...ws, writableRoots: [workspace] }, [], [join(top, 'dist', 'runtime-server.mjs')]);
-      expect(args.indexOf(top)).toBeGreaterThan(-1);
-      expect(args.indexOf(top)).toBeLessThan(args.indexOf(workspace)); // the rw bind comes after, on top
+      // Only the program's own directory is bound (no node_modules above it here), not all of `top`.
+      expect(args.indexOf(join(top, 'dist'))).toBeGreaterThan(-1);
+      expect(args).not.toContain(top);
+      expect(args.indexOf(join(top, 'dist'))).toBeLessThan(args.indexOf(workspace)); // rw binds come after
       const sandbox = new BubblewrapSandbox({
         farSide: { node: process.execPath, entry: join(top, 'dist', 'runtime-server.mjs'), unavailable: null },
       });

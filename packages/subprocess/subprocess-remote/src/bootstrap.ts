@@ -129,22 +129,26 @@ function handshake(
       if (rest && rest.length > 0) out.unshift(rest);
       resolve(how as 'sent' | 'cached');
     };
+    let noise = 0;
     const onData = (chunk: Buffer) => {
       seen = Buffer.concat([seen, chunk]);
+      noise += chunk.length;
       for (;;) {
         const nl = seen.indexOf(10);
         if (nl < 0) break;
         const line = seen.subarray(0, nl).toString('utf8').replace(/\r$/, '');
         seen = seen.subarray(nl + 1);
-        if (!line.startsWith(`${BOOT_TAG} `)) continue; // a banner or an rc file's output
-        const [word, ...rest] = line.slice(BOOT_TAG.length + 1).split(' ');
+        // A banner or an rc file's output may come first, even on the boot line itself.
+        const at = line.indexOf(`${BOOT_TAG} `);
+        if (at < 0) continue;
+        const [word, ...rest] = line.slice(at + BOOT_TAG.length + 1).split(' ');
         if (word === 'need') {
           input.write(String(bytes.length).padEnd(16, ' '));
           input.write(bytes);
         } else if (word === 'ready') return finish(null, rest[0] === 'sent' ? 'sent' : 'cached', seen);
         else if (word === 'error') return finish(unavailable(rest.join(' '), connect));
       }
-      if (seen.length > MAX_BOOT_NOISE_BYTES)
+      if (noise > MAX_BOOT_NOISE_BYTES)
         finish(unavailable('it printed too much before the runtime server started', connect));
     };
     const onEnd = () => {

@@ -29,7 +29,7 @@ describe('connectWorld', () => {
       `TMPDIR=${join(home, 'tmp')}`, // the last cache root too is the test's own
       'sh',
       '-c',
-      'printf "Welcome!\\n"; exec "$@"',
+      'printf "Welcome!\\nno newline after this: "; exec "$@"',
       'channel',
     ];
     const first = await connectWorld(channel, via, { cwd: '/' });
