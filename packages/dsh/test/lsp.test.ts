@@ -130,6 +130,20 @@ describe.each(CASES)('ctx.lsp with $name', (c) => {
   });
 });
 
+describe('ctx.lsp keeps every open file in step with the disk', () => {
+  it('an edit made with bash to another open file changes this file’s diagnostics', async () => {
+    const ts = CASES[0] as Case;
+    const { dsh, agent } = await rig(ts.files);
+    expect((await dsh.tools.call(agent, 'lsp_diagnostics', { path: ts.file })).text).toMatch(/: error: /);
+    await dsh.tools.call(agent, 'lsp_symbols', { path: 'src/lib.ts' }); // now the server holds lib.ts too
+    await dsh.tools.call(agent, 'bash', { command: "sed -i 's/a: number, b/a: number | string, b/' src/lib.ts" });
+    await waitFor(async () => {
+      const r = await dsh.tools.call(agent, 'lsp_diagnostics', { path: ts.file });
+      return r.text === 'No diagnostics.';
+    }, 'the change in lib.ts to be seen from main.ts');
+  });
+});
+
 describe('a language server that dies', () => {
   it('at start is LSP_START_FAILED at once, with no unhandled error; the host goes on', async () => {
     const workspace = tempDir('dsh-lsp-dead-');

@@ -127,6 +127,12 @@ export class LspHost {
       });
     }
     const server = await pending;
+    // Every file the server holds is brought up to date, not only this one: an edit made with
+    // bash to another file (an export, a type) changes what this one's answers are.
+    for (const other of server.openPaths()) {
+      const otherLang = this.languageOf(other);
+      if (other !== path && otherLang) await server.sync(other, otherLang.languageId, files).catch(() => undefined);
+    }
     const changed = await server.sync(path, lang.languageId, files);
     return { server, changed };
   }

@@ -5,7 +5,7 @@
  * latest published diagnostics per file, and ends with shutdown/exit, then terminate().
  */
 import { PassThrough } from 'node:stream';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DshError } from '@dsh/core';
 import type { SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
 import {
@@ -107,6 +107,11 @@ export class LanguageServer {
     this.ready = timeoutOf(Promise.race([init, died]), LSP_INITIALIZE_TIMEOUT_MS, () =>
       this.failure('did not answer initialize in time'),
     );
+  }
+
+  /** Paths of the files this server was told about (they are re-synced before each query). */
+  openPaths(): string[] {
+    return [...this.opened.keys()].map((uri) => fileURLToPath(uri));
   }
 
   /** The server's pid (in its world), once started. */
