@@ -121,6 +121,28 @@ describe('agent_task with a scripted ACP agent', () => {
     await waitFor(() => agentPids().length === 0, 'the agent to end');
   });
 
+  it('each task is in the session log like any tool call', async () => {
+    const workspace = tempDir('dsh-acp-');
+    const logDir = join(tempDir('dsh-acp-log-'), 'logs');
+    const dsh = await compose({
+      config: {
+        workspace,
+        sandbox: { mode: 'danger-full-access' },
+        sessionLog: { dir: logDir },
+        acp: { agents: { scripted: { command: [process.execPath, AGENT] } } },
+      },
+    });
+    open.push(dsh);
+    await task(dsh, dsh.createAgent('lead'), 'say logged-task');
+    const { dir } = (dsh.dumpConfig().config as { sessionLog: { dir: string } }).sessionLog;
+    const lines = readFileSync(join(dir, 'session.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; tool?: string; text?: string });
+    const logged = lines.find((l) => l.type === 'tool_call' && l.tool === 'agent_task');
+    expect(logged?.text).toContain('logged-task');
+  });
+
   it('refuses an unknown agent and a bad agent config', async () => {
     const { dsh, agent } = await rig('danger-full-access');
     const r = await dsh.tools.call(agent, 'agent_task', { agent: 'nobody', prompt: 'hi' });
