@@ -221,9 +221,19 @@ export async function runAgentTask(
         });
         return ctx.request(methods.agent.session.new, { cwd: task.workspace, mcpServers: [] });
       })();
-      const session = await withTimeout(started, ACP_START_TIMEOUT_MS, 'no session within the start timeout');
+      // A cancel while the agent starts ends the task at once (the tree is ended below).
+      const abandoned = new Promise<null>((r) => {
+        if (signal?.aborted) r(null);
+        else signal?.addEventListener('abort', () => r(null), { once: true });
+      });
+      started.catch(() => undefined);
+      const session = await withTimeout(
+        Promise.race([started, abandoned]),
+        ACP_START_TIMEOUT_MS,
+        'no session within the start timeout',
+      );
       phase = 'running';
-      if (signal?.aborted) {
+      if (session === null || signal?.aborted) {
         result.stopReason = 'cancelled';
         return;
       }

@@ -110,7 +110,7 @@ const NESTED: Record<string, readonly string[]> = {
   subprocess: ['containment'],
   sessionLog: ['dir'],
   output: ['dir', 'keep', 'maxBytes'],
-  world: ['kind', 'connect', 'node'],
+  world: ['kind', 'connect', 'node', 'joinsArgv'],
   acp: ['agents'],
 };
 /** True when `path` is a directory (following links). */
@@ -218,7 +218,9 @@ function resolveAcp(value: unknown): ResolvedDshConfig['acp'] {
 }
 
 function resolveWorld(value: unknown): WorldConfig {
-  const w = objectOr<{ kind?: unknown; connect?: unknown; node?: unknown }>(value, 'world', { kind: 'local' });
+  const w = objectOr<{ kind?: unknown; connect?: unknown; node?: unknown; joinsArgv?: unknown }>(value, 'world', {
+    kind: 'local',
+  });
   if (w.kind === 'local') {
     if (w.connect !== undefined || w.node !== undefined) invalid('world', "of kind 'local' takes no connect or node");
     return { kind: 'local' };
@@ -235,5 +237,11 @@ function resolveWorld(value: unknown): WorldConfig {
   if (w.node !== undefined && (typeof w.node !== 'string' || !w.node.startsWith('/'))) {
     invalid('world.node', 'must be an absolute path of Node.js on the remote machine');
   }
-  return { kind: 'remote', connect: [...connect], ...(w.node ? { node: w.node as string } : {}) };
+  if (w.joinsArgv !== undefined && typeof w.joinsArgv !== 'boolean') invalid('world.joinsArgv', 'must be a boolean');
+  return {
+    kind: 'remote',
+    connect: [...connect],
+    ...(w.node ? { node: w.node as string } : {}),
+    ...(typeof w.joinsArgv === 'boolean' ? { joinsArgv: w.joinsArgv } : {}),
+  };
 }

@@ -22,6 +22,12 @@ export type WorldConfig =
       connect: string[];
       /** Node.js on the remote. @default the first `node` on its PATH */
       node?: string;
+      /**
+       * Whether the channel joins the command it runs into one string for the remote user's
+       * (POSIX) shell, as ssh does — then dsh quotes it as one word. Set it for ssh wrappers
+       * (`autossh`, `gcloud compute ssh`, `tsh ssh`). @default true when the program is `ssh`
+       */
+      joinsArgv?: boolean;
     };
 
 /** Plugin name of the remote world's `ctx.subprocess`. */
@@ -54,6 +60,7 @@ export async function openRemoteWorld(
       cwd: tmpdir(),
       containment,
       ...(config.node ? { node: config.node } : {}),
+      ...(config.joinsArgv !== undefined ? { joinsArgv: config.joinsArgv } : {}),
     });
   } catch (error) {
     await carrier.dispose();

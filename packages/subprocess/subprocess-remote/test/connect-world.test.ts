@@ -3,11 +3,11 @@
  * it cached, a banner printed before the boot line is skipped, and a far side that says `ready`
  * and then nothing is WORLD_UNAVAILABLE within the boot timeout, its channel ended.
  */
-import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support.js';
 import { connectWorld } from '../src/index.js';
 
@@ -16,6 +16,7 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+afterAll(() => via.dispose());
 
 describe('connectWorld', () => {
   it('sends the payload into an empty cache, then finds it cached; a banner before the boot line is skipped', async () => {
@@ -64,11 +65,39 @@ describe('connectWorld', () => {
     await fourth.runtime.dispose();
   });
 
+  it('a channel that joins its command into one shell string (as ssh does) boots when told so', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'dsh-boot-home-'));
+    dirs.push(home);
+    // Like ssh: takes the rest of its argv as ONE string and hands it to a shell.
+    const joiner = [
+      'env',
+      `HOME=${home}`,
+      'XDG_CACHE_HOME=',
+      `TMPDIR=${join(home, 'tmp')}`,
+      'sh',
+      '-c',
+      'exec sh -c "$1"',
+      'joiner',
+    ];
+    const world = await connectWorld(joiner, via, { cwd: '/', joinsArgv: true });
+    expect(world.boot).toBe('sent');
+    await world.runtime.dispose();
+  });
+
   it('a far side that says ready and then nothing is WORLD_UNAVAILABLE in time, its channel ended', async () => {
-    const silent = ['sh', '-c', 'echo "DSH-BOOT 1 ready cached /nowhere"; exec sleep 300', 'silent'];
+    const token = String(process.pid * 1000 + Math.floor(Math.random() * 1000));
+    const silent = ['sh', '-c', `echo "DSH-BOOT 1 ready cached /nowhere"; exec sleep 3${token}`, 'silent'];
     await expect(connectWorld(silent, via, { cwd: '/', bootTimeoutMs: 500 })).rejects.toMatchObject({
       code: 'WORLD_UNAVAILABLE',
     });
-    await waitFor(() => via.trackedCount === 0, 'the channel process to be gone');
+    const alive = () =>
+      readdirSync('/proc').some((n) => {
+        try {
+          return /^\d+$/.test(n) && readFileSync(`/proc/${n}/cmdline`, 'latin1') === `sleep\u00003${token}\u0000`;
+        } catch {
+          return false;
+        }
+      });
+    await waitFor(() => !alive(), 'the channel process to be gone');
   });
 });
