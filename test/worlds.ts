@@ -7,13 +7,13 @@
  */
 import { tmpdir } from 'node:os';
 import { type Plugin, persistentServicePlugin } from '@dsh/core';
-import { type SubprocessRuntime, scrubbedParentEnv } from '@dsh/subprocess';
+import { type SubprocessRuntime, scrubbedParentEnv, shellQuote } from '@dsh/subprocess';
 import {
   LocalSubprocessRuntime,
   type LocalSubprocessRuntimeOptions,
   subprocessLocalPlugin,
 } from '@dsh/subprocess-local';
-import { connectChannel, SERVER_ENTRY, shellQuote } from '@dsh/subprocess-remote';
+import { connectChannel, SERVER_ENTRY } from '@dsh/subprocess-remote';
 import { inject } from 'vitest';
 
 /** The world of this test run. */

@@ -4,11 +4,11 @@
  * v1 terminals, given one prompt in a new session; its updates are gathered (message, plan, tool
  * calls) until the prompt ends. A cancel sends `session/cancel`, then the tree is ended.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, realpathSync, writeSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
-import { type Approver, DshError } from '@dsh/core';
+import { type Approver, DshError, readRegularText, settleWithin } from '@dsh/core';
 import type { ResolvedSandbox } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
@@ -88,25 +88,11 @@ function writeNoFollow(real: string, content: string): void {
 /** The most of a file a sub-agent may read at once. */
 export const ACP_MAX_READ_BYTES = 16 * 1024 * 1024;
 
-/** A regular file's text: opened without blocking, checked before reading (no FIFO, device or flood). */
-function readRegular(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new Error('not a regular file');
-    if (st.size > ACP_MAX_READ_BYTES) throw new Error(`larger than ${ACP_MAX_READ_BYTES} bytes`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
+/** `p`, or an `ACP_TIMEOUT` error saying `what` once `ms` passed. */
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DshError('ACP_TIMEOUT', what)), ms);
+  return settleWithin(p, ms, (): never => {
+    throw new DshError('ACP_TIMEOUT', what);
   });
-  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -157,7 +143,7 @@ export async function runAgentTask(
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
       let text: string;
       try {
-        text = readRegular(params.path);
+        text = readRegularText(params.path, ACP_MAX_READ_BYTES);
       } catch (error) {
         throw RequestError.resourceNotFound(
           `${params.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
@@ -270,7 +256,7 @@ export async function runAgentTask(
     result.toolCalls = [...calls.values()];
     await terminals.dispose();
     stdin.end();
-    await Promise.race([handle.exit, new Promise((r) => setTimeout(r, ACP_CANCEL_GRACE_MS).unref())]);
+    await settleWithin(handle.exit, ACP_CANCEL_GRACE_MS, () => undefined);
     await handle.terminate();
   }
   return result;

@@ -6,6 +6,7 @@
 import { DshError } from '@dsh/core';
 import type { ResolvedSandbox } from '@dsh/sandbox';
 import type { ShellExecutor, ShellProcess, ShellProcessOutcome } from '@dsh/shell';
+import { shellQuote } from '@dsh/subprocess';
 
 /** Output kept per terminal when the agent names no limit. */
 export const ACP_TERMINAL_OUTPUT_BYTES = 1024 * 1024;
@@ -13,11 +14,6 @@ export const ACP_TERMINAL_OUTPUT_BYTES = 1024 * 1024;
 export const ACP_MAX_TERMINALS = 16;
 /** Longest a sub-agent's terminal command may run. */
 export const ACP_TERMINAL_TIMEOUT_MS = 600_000;
-
-/** A word for bash: single-quoted unless plainly safe. */
-function quote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 interface Held {
   proc: ShellProcess;
@@ -53,7 +49,7 @@ export class AcpTerminals {
     const env = Object.fromEntries((p.env ?? []).map((e) => [e.name, e.value]));
     const sandbox = this.sandbox();
     const spec = shell.resolve({
-      command: [p.command, ...(p.args ?? [])].map(quote).join(' '),
+      command: [p.command, ...(p.args ?? [])].map(shellQuote).join(' '),
       workdir: p.cwd ?? this.workspace,
       timeoutMs: ACP_TERMINAL_TIMEOUT_MS,
       env,

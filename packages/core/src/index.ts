@@ -2,6 +2,7 @@
  * @dsh/core: the error type and the ctx / plugin / composition kernel every dsh package stands on.
  */
 export { Composition } from './composition.js';
+export { settleWithin } from './deadline.js';
 export type { DshErrorCode, DshErrorOptions } from './errors.js';
 export { DSH_ERROR_CODES, DshError, isDshError } from './errors.js';
 export type { Owner } from './owner.js';
@@ -9,6 +10,7 @@ export { createOwner, isOwner } from './owner.js';
 export type { PersistentServiceOptions } from './persistent-service.js';
 export { persistentServicePlugin } from './persistent-service.js';
 export type { Ctx, DisposeReason, Plugin, PluginApi, ServiceKey, ServiceMap } from './plugin.js';
+export { readRegularText } from './read-regular.js';
 export type { ToolSpec } from './tool-kit.js';
 export {
   defineTool,

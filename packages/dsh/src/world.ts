@@ -7,9 +7,9 @@
  */
 import { tmpdir } from 'node:os';
 import { NO_EDITOR_SCRIPT } from '@dsh/bash-local';
-import { DshError, type Plugin } from '@dsh/core';
+import { DshError, type Plugin, settleWithin } from '@dsh/core';
 import type { FarSide } from '@dsh/sandbox';
-import type { SpawnSpec } from '@dsh/subprocess';
+import { smallSpec } from '@dsh/subprocess';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { type ConnectedWorld, connectWorld, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
 
@@ -34,6 +34,8 @@ export type WorldConfig =
 export const WORLD_REMOTE_PLUGIN = 'world-remote';
 /** The longest a clean-up command on the remote (mkdir, rm of the output directory) may take. */
 const REMOTE_STEP_MS = 30_000;
+/** What such a step may print (an error message is enough). */
+const REMOTE_STEP_OUTPUT_BYTES = 64 * 1024;
 
 /** A connected remote world and the local runtime that carries its channel. */
 export interface OpenWorld extends ConnectedWorld {
@@ -68,19 +70,11 @@ export async function openRemoteWorld(
   }
   const runtime = world.runtime;
   const run = async (argv: string[]) => {
-    const spec: SpawnSpec = {
-      argv,
-      cwd: '/',
-      env: {},
-      stdin: { kind: 'ignore' },
-      stdout: { kind: 'collect', maxBytes: 64 * 1024 },
-      stderr: { kind: 'collect', maxBytes: 64 * 1024 },
-      graceMs: 1_000,
-      signal: AbortSignal.timeout(REMOTE_STEP_MS),
-    };
-    const h = runtime.spawn(spec);
+    const h = runtime.spawn(
+      smallSpec(argv, { maxBytes: REMOTE_STEP_OUTPUT_BYTES, signal: AbortSignal.timeout(REMOTE_STEP_MS) }),
+    );
     // The far side may hang: the step is bounded here, not by a terminate that waits on it.
-    const outcome = await bounded(h.done, { exitCode: null, signal: null, error: null });
+    const outcome = await settleWithin(h.done, REMOTE_STEP_MS, () => ({ exitCode: null, signal: null, error: null }));
     if (outcome.error) throw outcome.error;
     return {
       exitCode: outcome.exitCode,
@@ -94,19 +88,10 @@ export async function openRemoteWorld(
     run,
     close: async () => {
       // A silent far side cannot hold teardown: past the bound the carrier ends the channel.
-      await bounded(runtime.dispose(), undefined);
+      await settleWithin(runtime.dispose(), REMOTE_STEP_MS, () => undefined);
       await carrier.dispose();
     },
   };
-}
-
-/** `p`, or `fallback` once {@link REMOTE_STEP_MS} passed. */
-function bounded<T>(p: Promise<T>, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((r) => {
-    timer = setTimeout(() => r(fallback), REMOTE_STEP_MS);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** What the sandbox needs to know about the far side. */

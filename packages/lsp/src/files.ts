@@ -3,9 +3,9 @@
  * through the world's own runtime (`cat`, `test -e`), so a language server on another machine
  * is told what that machine's files say.
  */
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { DshError } from '@dsh/core';
-import type { SubprocessRuntime } from '@dsh/subprocess';
+import { existsSync } from 'node:fs';
+import { DshError, readRegularText } from '@dsh/core';
+import { type SubprocessRuntime, smallSpec } from '@dsh/subprocess';
 
 /** The largest file synced to a server. */
 export const LSP_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -22,30 +22,12 @@ function unreadable(path: string, why: string): DshError {
   return new DshError('LSP_FILE_UNREADABLE', `${path} cannot be read (${why}).`);
 }
 
-/**
- * A regular file's text, at most `max` bytes: opened without blocking and checked before reading,
- * so a FIFO or a device can neither hang the host nor flood it.
- * @throws DshError `LSP_FILE_UNREADABLE`; Node's errno errors.
- */
-export function readRegularFile(path: string, max: number): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw unreadable(path, 'not a regular file');
-    if (st.size > max) throw unreadable(path, `larger than ${max} bytes`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const local: FileAccess = {
   async read(path) {
     try {
-      return readRegularFile(path, LSP_MAX_FILE_BYTES);
+      return readRegularText(path, LSP_MAX_FILE_BYTES);
     } catch (error) {
-      if (error instanceof DshError) throw error;
-      throw unreadable(path, String((error as NodeJS.ErrnoException).code ?? error));
+      throw unreadable(path, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
     }
   },
   async exists(paths) {
@@ -58,15 +40,7 @@ async function run(
   runtime: SubprocessRuntime,
   argv: string[],
 ): Promise<{ ok: boolean; out: string; err: string; lossy: boolean }> {
-  const h = runtime.spawn({
-    argv,
-    cwd: '/',
-    env: {},
-    stdin: { kind: 'ignore' },
-    stdout: { kind: 'collect', maxBytes: LSP_MAX_FILE_BYTES },
-    stderr: { kind: 'collect', maxBytes: 4096 },
-    graceMs: 1_000,
-  });
+  const h = runtime.spawn(smallSpec(argv, { maxBytes: LSP_MAX_FILE_BYTES, stderrMaxBytes: 4096 }));
   const outcome = await h.done;
   const out = h.stdoutReader?.read(0);
   return {

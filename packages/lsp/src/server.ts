@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DshError } from '@dsh/core';
+import { DshError, settleWithin } from '@dsh/core';
 import type { SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
 import {
   createMessageConnection,
@@ -35,12 +35,11 @@ export interface RawDiagnostic {
   code?: string | number;
 }
 
+/** `promise`, or an `LSP_TIMEOUT` error saying `what()` once `ms` passed. */
 function timeoutOf<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DshError('LSP_TIMEOUT', what())), ms);
+  return settleWithin(promise, ms, (): never => {
+    throw new DshError('LSP_TIMEOUT', what());
   });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }
 
 /** A started language server. */
@@ -229,7 +228,7 @@ export class LanguageServer {
       }
     }
     this.handle.stdin?.end();
-    await Promise.race([this.handle.exit, new Promise((r) => setTimeout(r, LSP_SHUTDOWN_MS).unref())]);
+    await settleWithin(this.handle.exit, LSP_SHUTDOWN_MS, () => undefined);
     await this.handle.terminate();
     this.connection.dispose();
   }

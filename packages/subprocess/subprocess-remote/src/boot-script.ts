@@ -7,6 +7,8 @@
  * `DSH-BOOT 1 need|ready|error …`; after `ready` stdout carries frames only.
  */
 
+import { shellQuote } from '@dsh/subprocess';
+
 /** The first word of every boot line. */
 export const BOOT_TAG = 'DSH-BOOT 1';
 
@@ -110,11 +112,6 @@ const SH = [
   `if [ -z "$n" ]; then echo "${BOOT_TAG} error no Node.js on PATH there ($PATH); install Node.js 20 or newer, or give the world's node path"; exit 127; fi`,
   'exec "$n" -e "$l" "$@"',
 ].join('\n');
-
-/** Quotes one word for a POSIX shell. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /** Does this channel join its remote argv into one shell string (ssh does)? */
 export function joinsArgv(connect: readonly string[]): boolean {

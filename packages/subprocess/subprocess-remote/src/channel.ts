@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { settleWithin } from '@dsh/core';
 import type { SubprocessHandle, SubprocessRuntime } from '@dsh/subprocess';
 import { RemoteSubprocessRuntime } from './remote-runtime.js';
 
@@ -81,12 +82,7 @@ export function runtimeOver(
     release: async () => {
       handle.stdin?.end();
       // The channel ends on its own once the server saw its stdin close; past the grace it is ended.
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise((r) => {
-        timer = setTimeout(r, options.graceMs ?? 2_000);
-      });
-      await Promise.race([handle.exit, grace]);
-      clearTimeout(timer);
+      await settleWithin(handle.exit, options.graceMs ?? 2_000, () => undefined);
       await handle.terminate();
     },
   });

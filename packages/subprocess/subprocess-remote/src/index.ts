@@ -4,7 +4,7 @@
  * --stdio`) on the far side, and `connectChannel` to start a channel from an argv.
  */
 
-export { BOOT_TAG, bootArgv, joinsArgv, shellQuote } from './boot-script.js';
+export { BOOT_TAG, bootArgv, joinsArgv } from './boot-script.js';
 export type { ConnectedWorld, WorldOptions } from './bootstrap.js';
 export { BOOT_TIMEOUT_MS, connectWorld } from './bootstrap.js';
 export type { ChannelOptions } from './channel.js';

@@ -3,9 +3,10 @@
  * remote user's shell, so every word is quoted; docker and kubectl pass words as they are.
  */
 import { spawnSync } from 'node:child_process';
+import { shellQuote } from '@dsh/subprocess';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bootArgv, joinsArgv, shellQuote } from '../src/index.js';
+import { bootArgv, joinsArgv } from '../src/index.js';
 
 /** What `sh -c STRING` sees as its argv, NUL-separated. */
 function argvThroughShell(joined: string): string[] {

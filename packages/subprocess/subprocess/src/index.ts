@@ -13,6 +13,9 @@ export { MAX_COLLECT_BYTES, MAX_GRACE_MS, MAX_SPILL_BYTES, TAIL_COPY_MIN_WASTE }
 export type { CollectorObserver, OutputCollectorOptions } from './output-collector.js';
 export { OutputCollector } from './output-collector.js';
 export { SubprocessRuntime } from './runtime.js';
+export { shellQuote } from './shell-quote.js';
+export type { SmallSpecOptions } from './small-spec.js';
+export { smallSpec } from './small-spec.js';
 export type {
   ForegroundFacts,
   OutputDisposition,

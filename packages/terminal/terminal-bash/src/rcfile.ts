@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DshError } from '@dsh/core';
-import type { SpawnSpec, SubprocessRuntime } from '@dsh/subprocess';
+import { type SubprocessRuntime, smallSpec } from '@dsh/subprocess';
 
 /** A per-session secret that only the shell's own prompt hook prints. */
 export function newNonce(): string {
@@ -38,7 +38,7 @@ export async function writeRcFile(
   runtime: SubprocessRuntime,
   nonce: string,
 ): Promise<{ path: string; remove(): void }> {
-  const h = runtime.spawn(small(['sh', '-c', RC_WRITER], 'pipe'));
+  const h = runtime.spawn(smallSpec(['sh', '-c', RC_WRITER], { maxBytes: RC_WRITER_OUTPUT_BYTES, stdin: 'pipe' }));
   h.stdin?.on('error', () => undefined); // a writer that failed is told by its exit
   h.stdin?.end(rcText(nonce));
   const outcome = await h.done;
@@ -50,21 +50,8 @@ export async function writeRcFile(
   return {
     path: `${dir}/bashrc`,
     remove: () => {
-      void runtime.spawn(small(['rm', '-rf', '--', dir], 'ignore')).done;
+      void runtime.spawn(smallSpec(['rm', '-rf', '--', dir], { maxBytes: RC_WRITER_OUTPUT_BYTES })).done;
     },
-  };
-}
-
-/** The spec of a small helper command in the shell's world. */
-function small(argv: string[], stdin: 'pipe' | 'ignore'): SpawnSpec {
-  return {
-    argv,
-    cwd: '/',
-    env: {},
-    stdin: { kind: stdin },
-    stdout: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
-    stderr: { kind: 'collect', maxBytes: RC_WRITER_OUTPUT_BYTES },
-    graceMs: 1_000,
   };
 }
 
