@@ -2,7 +2,7 @@
  * Helpers shared by every package's tests: polling with a generous deadline (never a fixed
  * sleep), process liveness from /proc, and temp directories removed after each test.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDshError } from '@dsh/core';
@@ -22,6 +22,26 @@ export async function waitFor<T>(check: () => T | Promise<T>, what = 'condition'
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 100);
   }
+}
+
+/**
+ * Live `sleep ARG` processes whose argument ends in `token`, by argument (tests give each sleep
+ * a unique number ending in their token, so they find their own processes and no others).
+ */
+export function sleepers(token: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+    } catch {
+      continue;
+    }
+    if (argv[0]?.endsWith('sleep') && argv[1]?.endsWith(token) && isAlive(Number(name)))
+      found.set(argv[1], Number(name));
+  }
+  return found;
 }
 
 /** True when `pid` is a live (non-zombie) process. */

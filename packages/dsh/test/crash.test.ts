@@ -6,35 +6,18 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalSubprocessRuntime, ownCgroupDir, WATCHDOG } from '@dsh/subprocess-local';
 import { compose } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, waitFor } from '../../../test/support.js';
+import { isAlive, sleepers, waitFor } from '../../../test/support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const HOST = join(here, 'fixtures', 'crash-host.mjs');
 const CLI = join(here, '..', 'bin', 'dsh.js');
-
-/** Pids of live processes whose command line is exactly `sleep <arg>` with `arg` ending in `token`. */
-function sleepers(token: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let argv: string[];
-    try {
-      argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
-    } catch {
-      continue;
-    }
-    if (argv[0]?.endsWith('sleep') && argv[1]?.endsWith(token) && isAlive(Number(name)))
-      found.set(argv[1], Number(name));
-  }
-  return found;
-}
 
 const started: ChildProcess[] = [];
 const tokens: string[] = [];

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SSH_TEST_USER, type Sshd, startSshd } from '../../../test/sshd.js';
-import { codeOf, isAlive, tempDir, waitFor } from '../../../test/support.js';
+import { codeOf, isAlive, sleepers, tempDir, waitFor } from '../../../test/support.js';
 import { INIT, start } from './mcp/raw.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'dsh.js');
@@ -35,23 +35,8 @@ afterAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(open.splice(0).map((d) => d.dispose()));
-  for (const t of tokens.splice(0)) for (const pid of sleepers(t)) if (pid > 1) process.kill(pid, 'SIGKILL');
+  for (const t of tokens.splice(0)) for (const pid of sleepers(t).values()) if (pid > 1) process.kill(pid, 'SIGKILL');
 });
-
-/** Live `sleep <N><token>` processes (the remote is this machine, so /proc shows them). */
-function sleepers(token: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
-      if (argv[0]?.endsWith('sleep') && argv[1]?.endsWith(token) && isAlive(Number(name))) found.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 function token(): string {
   const t = String(randomInt(100_000, 999_999));
@@ -158,7 +143,7 @@ describe('remote world over ssh', () => {
     const t = token();
     const info = await (dsh.ctx.subprocess as unknown as { ready: Promise<{ pid: number }> }).ready;
     const call = dsh.tools.call(agent, 'bash', { command: `sleep 7${t}` });
-    await waitFor(() => sleepers(t).length === 1, 'the command to run there');
+    await waitFor(() => sleepers(t).size === 1, 'the command to run there');
     expect(info.pid).toBeGreaterThan(1);
     process.kill(info.pid, 'SIGKILL'); // the runtime server dies: the channel is lost
     const lost = await call;
@@ -177,7 +162,7 @@ describe('remote world over ssh', () => {
       command: `setsid sleep 8${t} >/dev/null 2>&1 & exec sleep 9${t}`,
       run_in_background: true,
     });
-    await waitFor(() => sleepers(t).length === 2, 'the trees to run there');
+    await waitFor(() => sleepers(t).size === 2, 'the trees to run there');
     const channel = readdirSync('/proc').find((name) => {
       try {
         const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
@@ -189,7 +174,7 @@ describe('remote world over ssh', () => {
     });
     expect(channel).toBeDefined();
     process.kill(Number(channel), 'SIGKILL');
-    await waitFor(() => sleepers(t).length === 0, 'the remote trees to end with the channel');
+    await waitFor(() => sleepers(t).size === 0, 'the remote trees to end with the channel');
   });
 
   it('refuses bad worlds with typed errors that say what to do', async () => {
