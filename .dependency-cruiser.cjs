@@ -18,6 +18,7 @@ const LAYERS = [
   ['lsp', 'lsp'],
   ['acp', 'acp'],
   ['mcp', 'mcp'],
+  ['web', 'web'],
   ['dsh', 'dsh'],
 ];
 
@@ -37,6 +38,7 @@ const NAMES = {
   lsp: '@dsh/lsp',
   acp: '@dsh/acp',
   mcp: '@dsh/mcp',
+  web: '@dsh/web',
   dsh: 'dsh',
 };
 

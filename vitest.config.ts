@@ -21,6 +21,7 @@ const PACKAGES: Record<string, string> = {
   '@dsh/lsp': 'lsp',
   '@dsh/acp': 'acp',
   '@dsh/mcp': 'mcp',
+  '@dsh/web': 'web',
   dsh: 'dsh',
 };
 

@@ -50,6 +50,11 @@ export interface Dsh {
   };
   /** Re-runs one plugin (e.g. 'bash-local'); background processes and jobs live on. */
   reload(plugin: string): Promise<void>;
+  /**
+   * Calls `listener` with every session-log record written from now on (tool calls, job ends,
+   * terminal sends), as written to the file. Never called when the log is off. Returns the unsubscribe.
+   */
+  onLogRecord(listener: (record: Record<string, unknown>) => void): () => void;
   /** Mounted plugins, services, tools and the resolved configuration, as plain JSON. */
   dumpConfig(): Record<string, unknown>;
   /** Closes every terminal the agent holds and waits for their cleanup (jobs stay until teardown). */
@@ -213,6 +218,7 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       const terminals = composition.ctx.terminals;
       if (terminals) await terminals.disposeOwner(agent);
     },
+    onLogRecord: (listener) => log?.onRecord(listener) ?? (() => undefined),
     dumpConfig: () => dump(composition, preset, config, log, output, world),
     dispose: async () => {
       disposed = true;

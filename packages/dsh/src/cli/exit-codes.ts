@@ -36,4 +36,5 @@ Exit status:
             killed it (or dsh, e.g. 130 for Ctrl-C); ${EXIT_START_FAILED} when it could not start; ${EXIT_USAGE} for bad usage
   dsh mcp   0 when the client closed stdin; ${EXIT_SIGNAL_BASE}+n after signal n (SIGTERM 143, SIGINT 130, SIGHUP 129);
             ${EXIT_INTERNAL} when it could not start; ${EXIT_USAGE} for bad usage
+  dsh web   ${EXIT_SIGNAL_BASE}+n after signal n (Ctrl-C 130); ${EXIT_INTERNAL} when it could not start (e.g. the port is taken)
   others    0 on success; ${EXIT_INTERNAL} on failure (e.g. no such session); ${EXIT_USAGE} for bad usage`;

@@ -1,5 +1,5 @@
 /**
- * The `dsh` command line (commander): `run`, `mcp`, `log list|show`, `--version`, `--dump-config`.
+ * The `dsh` command line (commander): `run`, `mcp`, `web`, `log list|show`, `runtime serve`, `--version`, `--dump-config`.
  * Every subcommand resolves to an exit status; the table is in {@link EXIT_HELP}.
  */
 import { isDshError } from '@dsh/core';
@@ -11,8 +11,9 @@ import { DSH_VERSION } from '../version.js';
 import { EXIT_HELP, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { listCommand, showCommand } from './log.js';
 import { type McpOptions, serveCommand } from './mcp.js';
-import { connectArgv, directory, positiveInt, presetName, sandboxMode } from './options.js';
+import { connectArgv, directory, listenHost, portNumber, positiveInt, presetName, sandboxMode } from './options.js';
 import { type RunOptions, runCommand } from './run.js';
+import { type WebCliOptions, webCommand } from './web.js';
 
 async function dumpConfig(preset: PresetName, connect: string[] | undefined): Promise<number> {
   const dsh = await compose({ preset, ...(connect ? { config: { world: { kind: 'remote', connect } } } : {}) });
@@ -98,9 +99,41 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
     .addOption(connectOption())
+    .option('--web', 'also serve a page to watch this composition in a browser (read-only; the URL goes to stderr)')
+    .addOption(new Option('--web-port <port>', 'port of that page (default: a free one)').argParser(portNumber))
+    .addOption(new Option('--web-host <host>', 'address of that page (default 127.0.0.1)').argParser(listenHost))
+    .option('--web-input', 'let the page type into terminals and run commands')
     .addHelpText('after', EXIT_HELP)
     .action(async (opts: McpOptions) => {
       status = misplacedConnect(program) ?? (await serveCommand(opts));
+    });
+  program
+    .command('web')
+    .description('serve a composition for a person in a browser: terminals, commands, jobs and the session log, live')
+    .addOption(new Option('--port <port>', 'port to listen on (default: a free one)').argParser(portNumber))
+    .addOption(
+      new Option('--host <host>', 'address to listen on; anything but loopback lets other machines reach it')
+        .argParser(listenHost)
+        .default('127.0.0.1'),
+    )
+    .addOption(new Option('--preset <preset>', 'base, full or minimal').argParser(presetName).default('full'))
+    .addOption(new Option('--workspace <dir>', 'workspace root (default: the current directory)').argParser(directory))
+    .addOption(
+      new Option('--sandbox <mode>', 'read-only, workspace-write or danger-full-access')
+        .argParser(sandboxMode)
+        .default('workspace-write'),
+    )
+    .option('--network', 'allow the network inside the sandbox')
+    .addOption(logDirOption())
+    .option('--no-log', 'keep no session log')
+    .addOption(connectOption())
+    .option(
+      '--dump-config',
+      'print the composition it would serve (plugins, services, tools, config) as JSON, and exit',
+    )
+    .addHelpText('after', EXIT_HELP)
+    .action(async (opts: WebCliOptions) => {
+      status = misplacedConnect(program) ?? (await webCommand(opts));
     });
   const log = program.command('log').description('read session logs');
   log

@@ -30,6 +30,19 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+/** A TCP port: an integer in [0, 65535] (0: a free one). */
+export function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65_535) throw new InvalidArgumentError('expected a port number in [0, 65535]');
+  return n;
+}
+
+/** A host name or address to listen on. */
+export function listenHost(value: string): string {
+  if (!/^[A-Za-z0-9.:_-]+$/.test(value)) throw new InvalidArgumentError('expected a host name or an IP address');
+  return value;
+}
+
 /** A directory path, made absolute against the current directory. */
 export function directory(value: string): string {
   if (value === '') throw new InvalidArgumentError('expected a directory');

@@ -54,6 +54,7 @@ export class SessionLog {
   private closing: Promise<void> | undefined;
   /** Why writing stopped (e.g. the disk is full); null while it works. */
   error: string | null = null;
+  private readonly listeners = new Set<(record: Record<string, unknown>) => void>();
 
   private constructor(
     /** The session's id (also its directory name). */
@@ -91,11 +92,26 @@ export class SessionLog {
   /** Appends one record (with its time). Never throws: a failing disk stops the log, not the session. */
   write(record: Record<string, unknown>): void {
     if (this.fd < 0 || this.error !== null) return;
+    const line = { ts: new Date().toISOString(), ...record };
     try {
-      writeSync(this.fd, `${JSON.stringify({ ts: new Date().toISOString(), ...record })}\n`);
+      writeSync(this.fd, `${JSON.stringify(line)}\n`);
     } catch (error) {
       this.error = error instanceof Error ? error.message : String(error);
+      return;
     }
+    for (const listener of this.listeners) {
+      try {
+        listener(line);
+      } catch {
+        // a reader's failure must not stop the log
+      }
+    }
+  }
+
+  /** Calls `listener` with every record written from now on (as written). Returns the unsubscribe. */
+  onRecord(listener: (record: Record<string, unknown>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** One tool call: the arguments as the model sent them and the rendered result. */

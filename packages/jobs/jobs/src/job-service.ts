@@ -10,7 +10,7 @@ import {
   DEFAULT_RETAIN_COUNT,
   DEFAULT_RETAIN_MS,
 } from './limits.js';
-import type { JobId, JobInfo, JobOutput, JobServiceOptions, JobSpec } from './types.js';
+import type { JobId, JobInfo, JobOutput, JobRead, JobServiceOptions, JobSpec } from './types.js';
 
 /** Told when a job ends: its owner and its final info (with `result`). */
 export type JobEndListener = (owner: Owner, info: JobInfo) => void;
@@ -114,6 +114,25 @@ export class JobService {
    */
   async kill(owner: Owner, id: string): Promise<boolean> {
     return this.find(owner, id).kill();
+  }
+
+  /**
+   * Every owner's jobs, oldest first, with their owner: the view of a person supervising the
+   * composition (dsh web). Agents see only their own, through `list`.
+   */
+  overview(): Array<{ owner: Owner; info: JobInfo }> {
+    this.prune();
+    return [...this.jobs.values()].map((j) => ({ owner: j.owner, info: j.info() }));
+  }
+
+  /**
+   * An independent cursor over a job's output, from the oldest text still kept: reading it never
+   * takes what `output` would hand the owner next. Null while the job is queued, or when its work
+   * cannot be watched.
+   * @throws DshError `JOB_NOT_FOUND` for an unknown, expired or foreign id.
+   */
+  watch(owner: Owner, id: string): (() => JobRead) | null {
+    return this.find(owner, id).watch();
   }
 
   /** The owner's jobs, oldest first. Other owners' jobs are never listed. */

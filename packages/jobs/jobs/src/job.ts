@@ -80,6 +80,11 @@ export class Job {
     }
   }
 
+  /** An independent cursor over the output (see `JobRun.watch`); null while queued or when the work cannot be watched. */
+  watch(): (() => JobRead) | null {
+    return this.run?.watch?.() ?? null;
+  }
+
   /**
    * Ends the job: a queued one never starts, a running one is cancelled. True when this call
    * ended it; false once it had ended (including when it finished by itself while being killed).

@@ -36,6 +36,12 @@ export interface JobRun {
   readOutput(): JobRead;
   /** Ends the work; resolves true when this call ended it, false when it had already ended by itself. */
   cancel(): Promise<boolean>;
+  /**
+   * A second, independent cursor over the output, from the oldest text still kept: reading it
+   * never moves `readOutput`'s cursor (a person watching must not take the model's output).
+   * Absent when the work cannot be watched.
+   */
+  watch?(): () => JobRead;
   /** Settles once when the work ends. A rejection marks the job failed. */
   readonly done: Promise<JobResult>;
 }

@@ -44,6 +44,22 @@ function stderrSection(text: string): string {
   return `${STDERR_OPEN}\n${text}${text.endsWith('\n') ? '' : '\n'}${STDERR_CLOSE}\n`;
 }
 
+type CursorRead = ReturnType<Cursor['next']>;
+
+/** One incremental read: stdout, then stderr (with `note`, a start failure, at its end) as a section. */
+function combined(out: CursorRead, err: CursorRead, note: string): ProcessRead {
+  let errText = err.text;
+  if (note !== '') errText += `${errText === '' || errText.endsWith('\n') ? '' : '\n'}${note}`;
+  let text = out.text;
+  if (errText !== '') text += `${text === '' || text.endsWith('\n') ? '' : '\n'}${stderrSection(errText)}`;
+  return {
+    text,
+    lossy: out.lossy || err.lossy,
+    skipped: out.skipped + err.skipped,
+    spillPaths: { stdout: out.spillPath, stderr: err.spillPath },
+  };
+}
+
 /** The local started process. */
 export class LocalShellProcess implements ShellProcess {
   readonly done: Promise<ShellProcessOutcome>;
@@ -160,21 +176,18 @@ export class LocalShellProcess implements ShellProcess {
   }
 
   readOutput(): ProcessRead {
-    const out = this.stdout.next();
-    const err = this.stderr.next();
-    let errText = err.text;
+    let note = '';
     if (this.pendingError !== null && this.settled) {
-      errText += `${errText === '' || errText.endsWith('\n') ? '' : '\n'}${this.pendingError}\n`;
+      note = `${this.pendingError}\n`;
       this.pendingError = null;
     }
-    let text = out.text;
-    if (errText !== '') text += `${text === '' || text.endsWith('\n') ? '' : '\n'}${stderrSection(errText)}`;
-    return {
-      text,
-      lossy: out.lossy || err.lossy,
-      skipped: out.skipped + err.skipped,
-      spillPaths: { stdout: out.spillPath, stderr: err.spillPath },
-    };
+    return combined(this.stdout.next(), this.stderr.next(), note);
+  }
+
+  watchOutput(): () => ProcessRead {
+    const stdout = new Cursor(this.handle?.stdoutReader ?? null);
+    const stderr = new Cursor(this.handle?.stderrReader ?? null);
+    return () => combined(stdout.next(), stderr.next(), '');
   }
 
   /**

@@ -32,6 +32,8 @@ export interface ParsedShellResult {
   runnerFailed: boolean;
   startError: { code: string; message: string } | null;
   notes: string[];
+  /** The trailer's marker lines, as rendered, in order (e.g. `[exit code: 0]`); empty when not well formed. */
+  markerLines: string[];
 }
 
 /** Reads the trailer from the end; returns its markers (in order) and the index where it starts. */
@@ -77,8 +79,10 @@ export function parseShellResult(text: string): ParsedShellResult {
     runnerFailed: false,
     startError: null,
     notes: [],
+    markerLines: [],
   };
   if (!parsed.wellFormed) return parsed;
+  parsed.markerLines = lines.slice(start);
   const bodyLines = lines.slice(0, start);
   const split = bodyLines.indexOf(STDERR_LINE);
   parsed.body = unescapeBody(bodyLines.join('\n'));

@@ -132,6 +132,12 @@ export interface ShellProcess {
   readonly pid: number | undefined;
   /** Only what is new since the last call. */
   readOutput(): ProcessRead;
+  /**
+   * A second, independent cursor over the output, from the oldest text still kept (stdout, then
+   * a stderr section, as `readOutput` renders them): reading it never moves `readOutput`'s cursor.
+   * Optional: an executor whose output cannot be read twice leaves it out.
+   */
+  watchOutput?(): () => ProcessRead;
   /** Ends the tree. True when this call found it running; false once settled. */
   kill(): Promise<boolean>;
   /** Settles exactly once, never rejects. */

@@ -14,10 +14,13 @@ export type { Mark, ScreenHooks, ScreenSnapshot } from './screen-types.js';
 
 import { PIECE_ROWS, pieces, rowText } from './rows.js';
 import { Scrollback } from './scrollback.js';
-import type { XtermModule, XtermTerminal } from './xterm-loader.js';
+import type { SerializeModule, XtermModule, XtermTerminal } from './xterm-loader.js';
 
 /** Rows the emulator keeps above the screen before the transcript takes them. */
 export const EMULATOR_SCROLLBACK_ROWS = 2_000;
+
+/** Rows above the screen a watcher's snapshot carries: enough to scroll back a little, bounded in size. */
+export const WATCH_SNAPSHOT_SCROLLBACK_ROWS = 500;
 
 /** One session's emulator and transcript. */
 export class Screen {
@@ -34,6 +37,7 @@ export class Screen {
   private marks = 0;
   /** Marks on rows still on screen: fixed as their rows become final. */
   private readonly open = new Set<Mark>();
+  private serializer: InstanceType<SerializeModule['SerializeAddon']> | undefined;
 
   constructor(
     xterm: XtermModule,
@@ -174,6 +178,21 @@ export class Screen {
       rows.push((b.getLine(b.baseY + y)?.translateToString(true) ?? '').trimEnd());
     while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
     return { text: rows.join('\n'), rows: this.term.rows, cols: this.term.cols, alternate: this.alternate };
+  }
+
+  /**
+   * The screen as terminal sequences, once everything fed before this call is parsed (and
+   * nothing fed after it): what a watcher's own emulator replays before the writes that follow.
+   */
+  serializeParsed(serialize: SerializeModule): Promise<string> {
+    if (!this.serializer) {
+      this.serializer = new serialize.SerializeAddon();
+      this.term.loadAddon(this.serializer);
+    }
+    const addon = this.serializer;
+    return new Promise((resolve) => {
+      this.term.write('', () => resolve(addon.serialize({ scrollback: WATCH_SNAPSHOT_SCROLLBACK_ROWS })));
+    });
   }
 
   resize(cols: number, rows: number): void {

@@ -13,7 +13,15 @@
  * to the next send as `earlier`.
  */
 import type { SubprocessTerminalHandle } from '@dsh/subprocess';
-import type { ScreenView, ScrollbackPage, SendInput, SendResult, TerminalSession, WaitReason } from '@dsh/terminal';
+import type {
+  ScreenView,
+  ScrollbackPage,
+  SendInput,
+  SendResult,
+  TerminalSession,
+  TerminalWatch,
+  WaitReason,
+} from '@dsh/terminal';
 import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from './config.js';
 import { sendPayload } from './input.js';
 import { writePaced } from './paced-writer.js';
@@ -24,6 +32,7 @@ import { type ActiveSend, commandLine, decide } from './readiness.js';
 import { rewrittenFrom, shoot } from './rewrites.js';
 import { type Mark, Screen } from './screen.js';
 import { earlierText, type ResultExtras, sendResult, sendText } from './send-text.js';
+import { Watchers } from './watchers.js';
 import type { XtermModule } from './xterm-loader.js';
 
 /** Ctrl-C as the terminal sends it: the line discipline interrupts the foreground and drops typed-ahead input. */
@@ -52,6 +61,7 @@ export class BashSession implements TerminalSession {
   private shellSignal: string | null = null;
   /** Where the last send's output ended: what follows was printed while no send waited. */
   private lastEnd: Mark | number = 0;
+  private readonly watchers: Watchers;
 
   constructor(
     private readonly handle: SubprocessTerminalHandle,
@@ -84,6 +94,7 @@ export class BashSession implements TerminalSession {
       parsed: () => this.check(false),
     });
     this.prompts = new PromptWatch(nonce, this.view);
+    this.watchers = new Watchers(this.view);
     this.continuation = continuationPayload(nonce);
     handle.output.on('data', (chunk: string) => {
       const now = Date.now();
@@ -93,6 +104,7 @@ export class BashSession implements TerminalSession {
       this.outputChunks += 1;
       if (this.active) this.active.waitSeenAt = null; // output after a block: look again
       this.view.feed(chunk);
+      this.watchers.feed(chunk);
     });
     void handle.done.then(
       (facts) => this.onExit(facts.exitCode, facts.signal),
@@ -147,6 +159,10 @@ export class BashSession implements TerminalSession {
     return fg === null || fg === facts.shellPgid || fg === this.prompts.latest?.shellPid;
   }
 
+  watch(onData: (data: string) => void): Promise<TerminalWatch> {
+    return this.watchers.add(onData);
+  }
+
   send(input: SendInput): Promise<SendResult> {
     if (this.exited || this.closing) return Promise.resolve(this.result('session_exited', '', false));
     const facts = this.handle.inspectForeground();
@@ -179,6 +195,7 @@ export class BashSession implements TerminalSession {
         await this.handle.terminate();
       } finally {
         this.onExit(this.shellExit);
+        this.watchers.close();
         this.view.dispose();
       }
     })();

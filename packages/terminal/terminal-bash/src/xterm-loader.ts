@@ -3,11 +3,14 @@
  * terminal does, once.
  */
 import { DshError } from '@dsh/core';
+import type * as Serialize from '@xterm/addon-serialize';
 import type * as Xterm from '@xterm/headless';
 
 /** The emulator class. */
 export type XtermTerminal = Xterm.Terminal;
 export type XtermModule = typeof Xterm;
+/** The addon that writes a screen out as terminal sequences (for watchers). */
+export type SerializeModule = typeof Serialize;
 
 let loading: Promise<XtermModule> | undefined;
 
@@ -25,4 +28,22 @@ export function loadXterm(): Promise<XtermModule> {
     },
   );
   return loading;
+}
+
+let loadingSerialize: Promise<SerializeModule> | undefined;
+
+/** @throws DshError `TERMINAL_WATCH_UNSUPPORTED` (rejection) when the serializer cannot be loaded. */
+export function loadSerialize(): Promise<SerializeModule> {
+  loadingSerialize ??= import('@xterm/addon-serialize').then(
+    (mod) => (mod as unknown as { default?: SerializeModule }).default ?? mod,
+    (error: unknown) => {
+      loadingSerialize = undefined;
+      throw new DshError(
+        'TERMINAL_WATCH_UNSUPPORTED',
+        `@xterm/addon-serialize could not be loaded (${error instanceof Error ? error.message : String(error)}); install it to watch terminals.`,
+        { cause: error },
+      );
+    },
+  );
+  return loadingSerialize;
 }

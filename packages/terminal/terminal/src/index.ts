@@ -24,6 +24,7 @@ export type {
   TerminalId,
   TerminalInfo,
   TerminalSession,
+  TerminalWatch,
   WaitReason,
 } from './types.js';
 export { checkOpen, checkPage, checkSend, checkWait } from './validate.js';

@@ -14,6 +14,7 @@ import type {
   TerminalId,
   TerminalInfo,
   TerminalSession,
+  TerminalWatch,
 } from './types.js';
 import { checkOpen, checkPage, checkSend, checkWait } from './validate.js';
 
@@ -199,6 +200,29 @@ export class TerminalService {
     return this.find(owner, id).session.screen();
   }
 
+  /**
+   * Streams what the terminal writes to `onData`, after a snapshot of its screen: for a person
+   * watching (dsh web). It takes no turn: sends go on as before.
+   * @throws DshError `TERMINAL_NOT_FOUND`, `TERMINAL_WATCH_UNSUPPORTED` (the backend cannot stream).
+   */
+  async watch(owner: Owner, id: TerminalId | string, onData: (data: string) => void): Promise<TerminalWatch> {
+    const entry = this.find(owner, id);
+    if (!entry.session.watch) {
+      throw new DshError('TERMINAL_WATCH_UNSUPPORTED', `Terminal ${entry.id} (type ${entry.type}) cannot be watched.`, {
+        data: { terminalId: entry.id },
+      });
+    }
+    return entry.session.watch(onData);
+  }
+
+  /**
+   * Every owner's open terminals, oldest first, with their owner: the view of a person
+   * supervising the composition (dsh web). Agents see only their own, through `list`.
+   */
+  overview(): Array<{ owner: Owner; info: TerminalInfo }> {
+    return [...this.entries.values()].filter((e) => !e.closing).map((e) => ({ owner: e.owner, info: this.infoOf(e) }));
+  }
+
   /** A page of the session's scrollback (independent of sends' deltas). @throws DshError `TERMINAL_NOT_FOUND`, `INVALID_ARGUMENT`. */
   scrollback(owner: Owner, id: TerminalId | string, page: { offset?: number; limit: number }): ScrollbackPage {
     return this.find(owner, id).session.scrollback(checkPage(page));
@@ -220,19 +244,21 @@ export class TerminalService {
   /** The owner's sessions, oldest first. */
   list(owner: Owner): TerminalInfo[] {
     this.checkOwner(owner);
-    return [...this.entries.values()]
-      .filter((e) => e.owner === owner && !e.closing)
-      .map((e) => ({
-        id: e.id,
-        name: e.name,
-        type: e.type,
-        state: e.session.state(),
-        createdAt: e.createdAt,
-        busy: e.sending !== null,
-        foreground: e.session.foreground(),
-        exitCode: e.session.exitCode(),
-        exitSignal: e.session.exitSignal(),
-      }));
+    return [...this.entries.values()].filter((e) => e.owner === owner && !e.closing).map((e) => this.infoOf(e));
+  }
+
+  private infoOf(e: Entry): TerminalInfo {
+    return {
+      id: e.id,
+      name: e.name,
+      type: e.type,
+      state: e.session.state(),
+      createdAt: e.createdAt,
+      busy: e.sending !== null,
+      foreground: e.session.foreground(),
+      exitCode: e.session.exitCode(),
+      exitSignal: e.session.exitSignal(),
+    };
   }
 
   /** Closes every session of `owner` and waits for all cleanup. */

@@ -98,6 +98,21 @@ export interface ScreenView {
   alternate: boolean;
 }
 
+/** A live view of a session's output for a watcher (a person's page): the screen as it stood, then every later write. */
+export interface TerminalWatch {
+  /** Columns of the session's screen. */
+  cols: number;
+  /** Rows of the session's screen. */
+  rows: number;
+  /**
+   * Terminal sequences that redraw the screen as it stood when watching began (text, colours, the
+   * cursor, the alternate screen, the modes); every write after it goes to the watcher's callback.
+   */
+  snapshot: string;
+  /** Stops the stream. Idempotent. */
+  close(): void;
+}
+
 /** What a backend needs to open a session. */
 export interface OpenRequest {
   /** Who the session is for (backends resolve per-owner policy, e.g. the sandbox, with it). */
@@ -124,6 +139,11 @@ export interface TerminalSession {
   scrollback(page: { offset?: number; limit: number }): ScrollbackPage;
   /** The screen now. */
   screen(): ScreenView;
+  /**
+   * Streams what the session writes, from a snapshot of the screen on (see {@link TerminalWatch}).
+   * Watching changes nothing for the session's sends. Optional: a backend that cannot stream leaves it out.
+   */
+  watch?(onData: (data: string) => void): Promise<TerminalWatch>;
   /** What runs in the foreground, null at the prompt or when unknown. */
   foreground(): string | null;
   /** The shell's exit code once the session exited, else null. */

@@ -5,8 +5,8 @@
  * returns its output so far and the job id.
  */
 import { sharesFiles, type ToolContext, type ToolResult } from '@dsh/core';
-import type { JobRun, JobService } from '@dsh/jobs';
-import type { ShellExecSpec, ShellExecutor, ShellProcess, ShellProcessOutcome } from '@dsh/shell';
+import type { JobRead, JobRun, JobService } from '@dsh/jobs';
+import type { ProcessRead, ShellExecSpec, ShellExecutor, ShellProcess, ShellProcessOutcome } from '@dsh/shell';
 import { OutputTail } from './output-tail.js';
 import { factsOf, renderMarkersOnly } from './render-facts.js';
 
@@ -15,11 +15,22 @@ export const PROGRESS_INTERVAL_MS = 1_000;
 
 /** A started command as a job (reads continue where the caller stopped). */
 export function jobRunOf(proc: ShellProcess, filesHere = true): JobRun {
+  const asJobRead = (read: ProcessRead): JobRead => ({
+    text: read.text,
+    lossy: read.lossy,
+    data: { spill_paths: read.spillPaths, skipped: read.skipped },
+  });
+  const watchOutput = proc.watchOutput?.bind(proc);
   return {
-    readOutput: () => {
-      const read = proc.readOutput();
-      return { text: read.text, lossy: read.lossy, data: { spill_paths: read.spillPaths, skipped: read.skipped } };
-    },
+    readOutput: () => asJobRead(proc.readOutput()),
+    ...(watchOutput
+      ? {
+          watch: () => {
+            const next = watchOutput();
+            return () => asJobRead(next());
+          },
+        }
+      : {}),
     cancel: () => proc.kill(),
     done: proc.done.then((outcome) => ({
       ok: outcome.exitCode === 0 && !outcome.timedOut && !outcome.aborted,

@@ -1,0 +1,64 @@
+/**
+ * What `dsh mcp` and `dsh web` share: the composition they serve (preset, workspace, sandbox,
+ * session log, world) and the wait for the end (a signal, or the front door closing).
+ */
+import type { SandboxMode } from '@dsh/sandbox';
+import { compose, type Dsh } from '../compose.js';
+import { DEFAULT_SESSION_ROOT } from '../log/session-log.js';
+import type { PresetName } from '../presets.js';
+
+/** Past the composition's grace, shutdown gets this long before the process exits regardless. */
+export const SHUTDOWN_MARGIN_MS = 2_000;
+
+/** The composition options both servers take. */
+export interface ServedOptions {
+  preset?: PresetName;
+  workspace?: string;
+  sandbox?: SandboxMode;
+  network?: boolean;
+  logDir?: string;
+  /** commander's `--no-log`. */
+  log?: boolean;
+  /** `--connect`: the channel argv of a remote world. */
+  connect?: string[];
+}
+
+/** Composes what a server serves. */
+export function composeServed(options: ServedOptions, defaults: { preset: PresetName }): Promise<Dsh> {
+  const sessionLog = options.log === false ? undefined : { dir: options.logDir ?? DEFAULT_SESSION_ROOT };
+  return compose({
+    preset: options.preset ?? defaults.preset,
+    config: {
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      sandbox: { mode: options.sandbox ?? 'workspace-write', network: options.network === true },
+      ...(sessionLog ? { sessionLog } : {}),
+      ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
+    },
+  });
+}
+
+/** Resolves with the signal that ended the server, or null when `closed` settled first. */
+export function untilStopped(closed: Promise<unknown>): Promise<NodeJS.Signals | null> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => resolve(signal);
+    for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(s, onSignal);
+    void closed.then(() => resolve(null));
+  });
+}
+
+/** The longest a shutdown may take before the process exits regardless. */
+export function shutdownBudgetMs(dump: Record<string, unknown>): number {
+  return ((dump.config as { shell?: { graceMs?: number } }).shell?.graceMs ?? 1_000) + SHUTDOWN_MARGIN_MS;
+}
+
+/** The sandbox as the start-up line says it. */
+export function fenceText(dump: Record<string, unknown>): string {
+  const sandbox = dump.sandbox as { mode: string; fence: string | null; note: string; network: boolean };
+  const fence =
+    sandbox.mode === 'danger-full-access'
+      ? 'unconfined'
+      : sandbox.fence
+        ? `confined by ${sandbox.fence}${sandbox.network ? ', network on' : ', no network'}`
+        : `NO FENCE: ${sandbox.note}`;
+  return `sandbox ${sandbox.mode} (${fence})`;
+}

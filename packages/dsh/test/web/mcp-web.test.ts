@@ -1,0 +1,108 @@
+/**
+ * `dsh mcp --web`: a person watches the composition an MCP client drives. Opening the URL shows
+ * the open terminals' screens with no click, a terminal opened later appears by itself, a
+ * `terminal_send` made through MCP shows on the page, the session log grows there, and typing
+ * is refused while the page is read-only (the default); `--web-input` lets it type. The web
+ * server stops with the MCP server.
+ */
+import { get } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../../../test/support.js';
+import { connect, textOf } from '../mcp/helpers.js';
+import { openPage, screenText, shot, waitForScreen } from './helpers.js';
+
+/** The page URL `dsh mcp --web` printed on stderr. */
+async function pageUrl(stderr: () => string): Promise<string> {
+  return waitFor(() => /(http:\/\/127\.0\.0\.1:\d+\/t\/[0-9a-f]+\/)/.exec(stderr())?.[1], 'the page URL');
+}
+
+function refused(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get(url, (res) => {
+      res.resume();
+      resolve(false);
+    });
+    req.on('error', () => resolve(true));
+  });
+}
+
+async function terminalOpen(c: Awaited<ReturnType<typeof connect>>): Promise<string> {
+  const opened = await c.client.callTool({ name: 'terminal_open', arguments: {} });
+  return (opened.structuredContent as { terminal_id: string }).terminal_id;
+}
+
+describe('dsh mcp --web', () => {
+  it('shows the agent its terminals and sends live, its session log as it grows, and refuses typing (read-only)', async () => {
+    const c = await connect({ args: ['--web'] });
+    const url = await pageUrl(c.stderr);
+    expect(c.stderr()).toContain('read-only');
+    const first = await terminalOpen(c);
+    const { page, violations, dir } = await openPage(url);
+    // The open terminal's screen is there without a click.
+    await page.waitForSelector(`[data-terminal-id="${first}"] .xterm-rows`);
+    const sent = await c.client.callTool({
+      name: 'terminal_send',
+      arguments: { terminal_id: first, input: 'echo mcp-$((6*7))' },
+    });
+    expect(textOf(sent)).toContain('mcp-42');
+    await waitForScreen(page, 'mcp-42', first);
+    // A terminal opened later appears by itself.
+    const second = await terminalOpen(c);
+    await page.waitForSelector(`[data-terminal-id="${second}"] .xterm-rows`);
+    // The session log grows on the page: the MCP calls are there.
+    await waitFor(
+      async () =>
+        (await page.$$eval('[data-log-type="tool_call"] summary', (s) => s.map((e) => e.textContent))).some((t) =>
+          t?.includes('terminal_send'),
+        ),
+      'the terminal_send in the log',
+    );
+    // Typing is refused: a notice says so, and nothing reaches the terminal.
+    await page.click(`[data-terminal-id="${first}"] .xterm`);
+    await page.keyboard.type('echo typed-by-person');
+    await page.waitForSelector('#notices .notice');
+    expect(await page.$eval('#notices', (e) => e.textContent)).toContain('read-only');
+    await shot(page, dir, 'mcp-watch');
+    const screen = await c.client.callTool({
+      name: 'terminal_send',
+      arguments: { terminal_id: first, input: 'echo still-mine' },
+    });
+    expect(textOf(screen)).not.toContain('typed-by-person');
+    await waitForScreen(page, 'still-mine', first);
+    expect(await screenText(page, first)).not.toContain('typed-by-person');
+    expect(await page.$eval('#command', (e) => (e as HTMLInputElement).disabled)).toBe(true);
+    expect(violations).toEqual([]);
+    // The web server stops with the MCP server.
+    await c.close();
+    await waitFor(() => refused(url), 'the web server to stop');
+  });
+
+  it('with --web-input a person types into the agent terminal through the same exclusive send', async () => {
+    const c = await connect({ args: ['--web', '--web-input'] });
+    const url = await pageUrl(c.stderr);
+    const id = await terminalOpen(c);
+    const { page } = await openPage(url);
+    await page.waitForSelector(`[data-terminal-id="${id}"] .xterm-rows`);
+    await page.click(`[data-terminal-id="${id}"] .xterm`);
+    await page.keyboard.type('echo person-$((40+2))');
+    await page.keyboard.press('Enter');
+    await waitForScreen(page, 'person-42', id);
+    // The person's send is in the agent's session log like any other terminal send.
+    await waitFor(
+      async () =>
+        (await page.$$eval('[data-log-type="terminal_send"] summary', (s) => s.map((e) => e.textContent))).some((t) =>
+          t?.includes('person-'),
+        ),
+      "the person's send in the log",
+    );
+    // While the agent's send holds the terminal, the person's keys are refused as busy.
+    const holding = c.client.callTool({
+      name: 'terminal_send',
+      arguments: { terminal_id: id, input: 'sleep 2; echo agent-done', timeout_ms: 20_000 },
+    });
+    await waitFor(async () => (await screenText(page, id)).includes('sleep 2; echo agent-done'), 'the agent command');
+    await page.keyboard.type('x');
+    await waitFor(async () => (await page.$eval('#notices', (e) => e.textContent))?.includes('busy'), 'a busy notice');
+    expect(textOf(await holding)).toContain('agent-done');
+  });
+});

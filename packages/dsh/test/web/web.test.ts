@@ -1,0 +1,171 @@
+/**
+ * `dsh web` in a real browser (Debian's chromium through playwright-core): the token guards
+ * every request and socket, a person types into a terminal and sees the echo, runs one-shot
+ * commands (markers as badges) and background jobs (output growing), and Ctrl-C on the server
+ * leaves no process behind, while closing the page ends nothing.
+ */
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { sleepers, waitFor } from '../../../../test/support.js';
+import { openPage, type Served, screenText, serve, shot, waitForScreen } from './helpers.js';
+
+/** Status and headers of a GET of `url`'s path as written (not normalized), with optional headers. */
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown> }> {
+  const at = /^http:\/\/([^/:]+):(\d+)(\/.*)$/.exec(url);
+  if (!at) throw new Error(`not a URL of the server: ${url}`);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: at[1], port: Number(at[2]), path: at[3], headers }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, headers: res.headers });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** How a WebSocket handshake ends: 'open', or the HTTP status it was refused with. */
+function handshake(url: string, origin: string | undefined): Promise<string | number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, origin ? { origin } : {});
+    ws.once('open', () => {
+      ws.close();
+      resolve('open');
+    });
+    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.once('error', () => resolve('error'));
+  });
+}
+
+/** The first message of `type` a new page connection gets. */
+function firstMessage(web: Served, type: string): Promise<Record<string, unknown>> {
+  const origin = web.url.replace(/\/t\/.*$/, '');
+  const ws = new WebSocket(`${web.url.replace('http:', 'ws:')}ws`, { origin });
+  return new Promise((resolve, reject) => {
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as Record<string, unknown>;
+      if (message.type !== type) return;
+      ws.close();
+      resolve(message);
+    });
+    ws.once('error', reject);
+  });
+}
+
+async function webServer(): Promise<Served> {
+  return serve(['web', '--port', '0', '--no-log']);
+}
+
+describe('dsh web', () => {
+  it('refuses every request and socket without the token, serves nothing but its assets, and sets a strict policy', async () => {
+    const web = await webServer();
+    const origin = web.url.replace(/\/t\/.*$/, '');
+    const token = /\/t\/([0-9a-f]+)\//.exec(web.url)?.[1] as string;
+    expect((await get(`${origin}/`)).status).toBe(401);
+    expect((await get(`${origin}/assets/app.js`)).status).toBe(401);
+    expect((await get(`${origin}/t/${'0'.repeat(token.length)}/`)).status).toBe(401);
+    expect((await get(`${web.url}assets/../../../package.json`)).status).toBe(404);
+    expect((await get(`${web.url}assets/index.ts`)).status).toBe(404);
+    // A page of another site whose name was rebound to 127.0.0.1 still names itself in Host.
+    expect((await get(web.url, { host: 'evil.example:80' })).status).toBe(403);
+    const page = await get(web.url, { origin: 'http://evil.example' });
+    expect(page.status).toBe(200);
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(page.headers['access-control-allow-origin']).toBeUndefined();
+    const ws = `${web.url.replace('http:', 'ws:')}ws`;
+    expect(await handshake(`${origin.replace('http:', 'ws:')}/ws`, origin)).toBe(401);
+    expect(await handshake(ws.replace(token, 'f'.repeat(token.length)), origin)).toBe(401);
+    expect(await handshake(ws, 'http://evil.example')).toBe(403);
+    expect(await handshake(ws, undefined)).toBe(403);
+    expect(await handshake(ws, origin)).toBe('open');
+  });
+
+  it('a person opens a terminal, types echo web-$((6*7)) and sees web-42, with nothing refused by the policy', async () => {
+    const web = await webServer();
+    const { page, violations, dir } = await openPage(web.url);
+    await page.click('#open-terminal');
+    await page.waitForSelector('[data-terminal-id] .xterm-rows');
+    await waitForScreen(page, '$');
+    await page.click('[data-terminal-id] .xterm');
+    await page.keyboard.type('echo web-$((6*7))');
+    await page.keyboard.press('Enter');
+    await waitForScreen(page, 'web-42');
+    // The answer line is the shell's output, not the typed line (which holds no "web-42").
+    expect((await screenText(page)).split('web-$((6*7))')[1]).toContain('web-42');
+    await shot(page, dir, 'terminal');
+    expect(violations).toEqual([]);
+  });
+
+  it('runs a one-shot command with its markers as badges, and a background job whose output grows', async () => {
+    const web = await webServer();
+    const { page, dir } = await openPage(web.url);
+    await page.fill('#command', 'echo one-shot; exit 3');
+    await page.click('#run');
+    const badge = await page.waitForSelector('.result .badge');
+    expect(await badge.textContent()).toBe('[exit code: 3]');
+    expect(await badge.getAttribute('class')).toContain('bad');
+    expect(await page.$eval('.result pre', (e) => e.textContent)).toBe('one-shot');
+    await page.fill('#command', 'for i in $(seq 1 40); do echo tick-$i; sleep 0.2; done');
+    await page.check('#background');
+    await page.click('#run');
+    const output = '[data-job-output]';
+    await waitFor(async () => (await page.$eval(output, (e) => e.textContent).catch(() => ''))?.includes('tick-1'));
+    const early = (await page.$eval(output, (e) => e.textContent)) ?? '';
+    expect(early).not.toContain('tick-40');
+    await waitFor(
+      async () => (await page.$eval(output, (e) => e.textContent))?.includes('tick-8'),
+      'the output to grow',
+    );
+    await waitFor(
+      async () => (await page.$eval('.job-end', (e) => e.textContent))?.includes('[exit code: 0]'),
+      'the end',
+    );
+    expect(await page.$eval(output, (e) => e.textContent)).toContain('tick-40');
+    await shot(page, dir, 'jobs');
+  });
+
+  it('a terminal printing far more than the page keeps up with ends showing the same screen as the server', async () => {
+    const web = await webServer();
+    const { page } = await openPage(web.url);
+    await page.click('#open-terminal');
+    await waitForScreen(page, '$');
+    await page.click('[data-terminal-id] .xterm');
+    await page.keyboard.type('seq 1 300000; echo flood-done');
+    await page.keyboard.press('Enter');
+    await waitForScreen(page, 'flood-done');
+    const text = await screenText(page);
+    expect(text).toContain('300000');
+    expect(text.indexOf('300000')).toBeLessThan(text.lastIndexOf('flood-done'));
+  });
+
+  it('closing the page ends nothing; Ctrl-C on dsh web ends every process it started', async () => {
+    const web = await webServer();
+    const token = String(process.pid).slice(-3);
+    const { page } = await openPage(web.url);
+    await page.click('#open-terminal');
+    await waitForScreen(page, '$');
+    await page.click('[data-terminal-id] .xterm');
+    await page.keyboard.type(`sleep 3001${token} & sleep 3002${token}`);
+    await page.keyboard.press('Enter');
+    await page.fill('#command', `sleep 3003${token}`);
+    await page.check('#background');
+    await page.click('#run');
+    await waitFor(() => sleepers(token).size === 3, 'three sleepers');
+    await page.close();
+    // Another page, connected after the first closed, still sees the terminal running.
+    const list = await firstMessage(web, 'terminals');
+    expect((list.list as Array<{ state: string }>).map((t) => t.state)).toEqual(['running']);
+    expect(sleepers(token).size).toBe(3);
+    web.child.kill('SIGINT');
+    const end = await web.exited;
+    expect(end.code).toBe(130);
+    await waitFor(() => sleepers(token).size === 0, 'every sleeper to end');
+  });
+});

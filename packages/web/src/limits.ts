@@ -1,0 +1,28 @@
+/**
+ * The limits of `dsh web`, each with its reason.
+ */
+
+/** Where the page is served unless `--host` says otherwise: nobody else on the network can reach it. */
+export const WEB_DEFAULT_HOST = '127.0.0.1';
+/** Port 0: the system picks a free one, and the URL printed says which. */
+export const WEB_DEFAULT_PORT = 0;
+/** Random bytes in the access token (hex in the URL): not guessable. */
+export const WEB_TOKEN_BYTES = 24;
+/** How often the lists (terminals, jobs) and the jobs' new output are looked at: live enough for a person, cheap (in-process reads). */
+export const WEB_TICK_MS = 250;
+/** Terminal output sent to one page and not yet drawn by it: past this the stream pauses and the screen is redrawn from a snapshot once the page catches up (memory stays bounded on both sides). */
+export const WEB_UNACKED_MAX_CHARS = 1_000_000;
+/** Largest message a page may send: keystrokes and commands are small. */
+export const WEB_MESSAGE_MAX_BYTES = 64 * 1024;
+/** Pages connected at once: each one watches every terminal. */
+export const WEB_MAX_CLIENTS = 16;
+/** Session-log records a page gets when it connects (the newest); later ones stream as they are written. */
+export const WEB_LOG_BACKLOG = 200;
+/** A job's output sent in one message at most (the newest part; the page keeps about this much per job). */
+export const WEB_JOB_CHUNK_MAX_CHARS = 64 * 1024;
+/** A person's keystrokes hold the terminal at most this long per send: long enough for the echo, short enough that typing ahead into a running program still reaches it. */
+export const WEB_KEY_WAIT_MS = 1_000;
+/** A command typed into the page's command box, at most. */
+export const WEB_COMMAND_MAX_CHARS = 16 * 1024;
+/** Socket buffer of one page past which nothing more is queued for it until it drains (a stuck page cannot grow the server). */
+export const WEB_SOCKET_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
