@@ -4,10 +4,12 @@
  * commands (markers as badges) and background jobs (output growing), and Ctrl-C on the server
  * leaves no process behind, while closing the page ends nothing.
  */
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sleepers, waitFor } from '../../../../test/support.js';
+import { sleepers, tempDir, waitFor } from '../../../../test/support.js';
+import { BIN } from '../mcp/helpers.js';
 import { openPage, type Served, screenText, serve, shot, waitForScreen } from './helpers.js';
 
 /** Status and headers of a GET of `url`'s path as written (not normalized), with optional headers. */
@@ -60,6 +62,23 @@ async function webServer(): Promise<Served> {
 }
 
 describe('dsh web', () => {
+  it('--dump-config prints the composition it would serve (as the seed checks: grep subprocess), and serves nothing', () => {
+    const home = tempDir('dsh-web-dump-');
+    const run = spawnSync(process.execPath, [BIN, 'web', '--dump-config', '--no-log', '--port', '8123'], {
+      cwd: home,
+      env: { ...process.env, HOME: home },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    const dump = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(dump.preset).toBe('full');
+    expect(dump.services).toEqual(expect.arrayContaining(['subprocess', 'shell', 'jobs', 'terminals']));
+    expect(dump.web).toMatchObject({ host: '127.0.0.1', port: 8123, input: true });
+    expect(run.stdout).toMatch(/subprocess/i);
+    const bad = spawnSync(process.execPath, [BIN, 'web', '--port', 'http'], { env: { ...process.env, HOME: home } });
+    expect(bad.status).toBe(2);
+  });
+
   it('refuses every request and socket without the token, serves nothing but its assets, and sets a strict policy', async () => {
     const web = await webServer();
     const origin = web.url.replace(/\/t\/.*$/, '');

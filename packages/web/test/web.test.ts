@@ -1,0 +1,125 @@
+/**
+ * The web server's own rules, without a browser: how keystrokes become sends (on a real
+ * terminal), who may connect (Host, Origin), the page's policy, the badges, and bad options.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import { Composition, createOwner } from '@dsh/core';
+import { subprocessLocalPlugin } from '@dsh/subprocess-local';
+import { terminalPlugin } from '@dsh/terminal';
+import { terminalBashPlugin } from '@dsh/terminal-bash';
+import {
+  badged,
+  contentSecurityPolicy,
+  hostAllowed,
+  KeyQueue,
+  keyPieces,
+  originAllowed,
+  serveWeb,
+  type WebHost,
+} from '@dsh/web';
+import { afterEach, describe, expect, it } from 'vitest';
+import { codeOf, sleepers, tempDir, waitFor } from '../../../test/support.js';
+
+const open: Composition[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.dispose()));
+});
+
+const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+
+/** A host with no services: enough for the server's own checks. */
+const bareHost: WebHost = {
+  ctx: {} as WebHost['ctx'],
+  createAgent: (name) => createOwner(name),
+  tools: { list: () => [], call: async () => ({ text: '', isError: true, data: {} }) },
+  onLogRecord: () => () => undefined,
+  dumpConfig: () => ({ config: {} }),
+};
+
+describe('keystrokes as sends', () => {
+  it('split after each Enter; what follows the last Enter is typed without one', () => {
+    expect(keyPieces('ls\rpw')).toEqual([
+      { text: 'ls', submit: true },
+      { text: 'pw', submit: false },
+    ]);
+    expect(keyPieces('\r')).toEqual([{ text: '', submit: true }]);
+    expect(keyPieces('\x1b[A')).toEqual([{ text: '\x1b[A', submit: false }]);
+    expect(keyPieces('a\r\rb')).toEqual([
+      { text: 'a', submit: true },
+      { text: '', submit: true },
+      { text: 'b', submit: false },
+    ]);
+  });
+
+  it('typed into a real shell one key at a time, they run as one command; Ctrl-C interrupts and drops what was typed ahead', async () => {
+    const composition = await Composition.create([
+      subprocessLocalPlugin(),
+      terminalPlugin(),
+      terminalBashPlugin({ cwd: tempDir('dsh-web-keys-') }),
+    ]);
+    open.push(composition);
+    const terminals = composition.ctx.get('terminals');
+    const me = createOwner('person');
+    const { id } = await terminals.open(me, { type: 'shell' });
+    const refused: unknown[] = [];
+    const keys = new KeyQueue(terminals, me, id, (e) => refused.push(e));
+    for (const key of 'echo typed-$((6*7))\r') keys.type(key);
+    await waitFor(() => terminals.screen(me, id).text.includes('typed-42'), 'the command to run');
+    const token = String(process.pid).slice(-3);
+    keys.type(`sleep 3009${token}\r`);
+    await waitFor(() => sleepers(token).size === 1, 'the sleeper');
+    keys.type('echo typed-ahead\r\x03');
+    await waitFor(() => sleepers(token).size === 0, 'Ctrl-C to end the sleeper');
+    await waitFor(() => terminals.list(me)[0]?.busy === false && terminals.list(me)[0]?.foreground === null);
+    expect(terminals.screen(me, id).text).not.toMatch(/^typed-ahead$/m);
+    expect(refused).toEqual([]);
+  });
+});
+
+describe('who may connect', () => {
+  it('on loopback, Host must name loopback with this port; Origin must be the page itself', () => {
+    expect(hostAllowed(req({ host: '127.0.0.1:8080' }), '127.0.0.1', 8080)).toBe(true);
+    expect(hostAllowed(req({ host: 'localhost:8080' }), '127.0.0.1', 8080)).toBe(true);
+    expect(hostAllowed(req({ host: '127.0.0.1:8081' }), '127.0.0.1', 8080)).toBe(false);
+    expect(hostAllowed(req({ host: 'evil.example:8080' }), '127.0.0.1', 8080)).toBe(false);
+    expect(hostAllowed(req({}), '127.0.0.1', 8080)).toBe(false);
+    expect(hostAllowed(req({ host: 'box.lan:8080' }), '0.0.0.0', 8080)).toBe(true); // --host: the token guards it
+    expect(originAllowed(req({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }))).toBe(true);
+    expect(originAllowed(req({ host: '127.0.0.1:8080', origin: 'http://evil.example' }))).toBe(false);
+    expect(originAllowed(req({ host: '127.0.0.1:8080' }))).toBe(false);
+  });
+
+  it('the policy allows scripts from the server only, and styles by nonce', () => {
+    const csp = contentSecurityPolicy('abc');
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("style-src 'self' 'nonce-abc'");
+    expect(csp).not.toMatch(/unsafe/);
+  });
+
+  it('bad options and a taken port are typed errors', async () => {
+    expect(await codeOf(serveWeb({ host: bareHost, port: 70_000 }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(serveWeb({ host: bareHost, token: 'short' }))).toBe('INVALID_ARGUMENT');
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      expect(await codeOf(serveWeb({ host: bareHost, port }))).toBe('WEB_LISTEN_FAILED');
+    } finally {
+      taken.close();
+    }
+    const web = await serveWeb({ host: bareHost });
+    expect(web.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/t\/[0-9a-f]{48}\/$/);
+    await web.close();
+    await web.close(); // idempotent
+  });
+});
+
+describe('badges', () => {
+  it('split a rendered result into its body and its marker lines', () => {
+    expect(badged('hi\n\n[stderr]\nerr\n\n[exit code: 3]')).toEqual({
+      body: 'hi\n\n[stderr]\nerr',
+      markers: ['[exit code: 3]'],
+    });
+    expect(badged('no markers here')).toEqual({ body: 'no markers here', markers: [] });
+  });
+});
