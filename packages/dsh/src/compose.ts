@@ -269,5 +269,6 @@ function openLog(composition: Composition, config: ResolvedDshConfig, preset: Pr
       exitCode: e.result.commandExitCode,
     }),
   );
+  terminals?.onType((owner, e) => log.terminalKeys({ agent: owner.name, terminalId: e.terminalId, input: e.input }));
   return log;
 }

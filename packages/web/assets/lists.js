@@ -98,6 +98,8 @@ function summary(record) {
       return `${time}${who} → ${record.tool} ${JSON.stringify(record.args ?? {}).slice(0, 160)}${record.is_error ? ' (error)' : ''}`;
     case 'terminal_send':
       return `${time}${who} ⌨ ${record.terminal_id} ${JSON.stringify(record.input ?? '').slice(0, 160)} (${record.reason})`;
+    case 'terminal_keys':
+      return `${time}${who} ⌨ ${record.terminal_id} typed by a person: ${JSON.stringify(record.input ?? '').slice(0, 160)}`;
     case 'job_end':
       return `${time}${who} ■ ${record.job_id} ${record.state}: ${String(record.title ?? '').slice(0, 120)}`;
     default:
@@ -110,7 +112,7 @@ export class Log {
   add(records) {
     const box = document.getElementById('log-list');
     for (const record of records) {
-      const body = record.text ?? record.output ?? '';
+      const body = record.text ?? record.output ?? record.input ?? '';
       const item = el(
         'details',
         { class: 'record', 'data-log-type': record.type ?? '' },

@@ -23,6 +23,8 @@ function notice(error: unknown, id?: string): ServerMessage {
 export class WebHub {
   private readonly clients = new Map<WebSocket, Client>();
   private readonly keyboards = new Map<string, KeyQueue>();
+  /** The page that typed into each terminal last: it hears why keys were refused. */
+  private readonly typers = new Map<string, Client>();
   private readonly backlog: Array<Record<string, unknown>> = [];
   private readonly unsubscribe: () => void;
   private timer: NodeJS.Timeout | undefined;
@@ -76,6 +78,12 @@ export class WebHub {
 
   private tick(): void {
     for (const client of this.clients.values()) this.look(client);
+    const live = new Set(this.host.ctx.terminals?.overview().map((t) => t.info.id as string));
+    for (const id of this.keyboards.keys()) {
+      if (live.has(id)) continue;
+      this.keyboards.delete(id);
+      this.typers.delete(id);
+    }
   }
 
   private look(client: Client): void {
@@ -127,12 +135,14 @@ export class WebHub {
     const { terminals, jobs } = this.host.ctx;
     switch (message.type) {
       case 'keys': {
-        const owner = this.terminalOwner(message.id);
-        let keyboard = this.keyboards.get(message.id);
+        const { id } = message;
+        let keyboard = this.keyboards.get(id);
         if (!keyboard) {
-          keyboard = new KeyQueue(this.needTerminals(), owner, message.id, (e) => client.post(notice(e, message.id)));
-          this.keyboards.set(message.id, keyboard);
+          const refused = (e: unknown): void => this.typers.get(id)?.post(notice(e, id));
+          keyboard = new KeyQueue(this.needTerminals(), this.terminalOwner(id), id, refused);
+          this.keyboards.set(id, keyboard);
         }
+        this.typers.set(id, client);
         keyboard.type(message.data);
         return;
       }
@@ -142,6 +152,7 @@ export class WebHub {
       case 'close':
         await terminals?.close(this.terminalOwner(message.id), message.id);
         this.keyboards.delete(message.id);
+        this.typers.delete(message.id);
         return;
       case 'run':
         client.post(await runCommand(this.host, this.me(), message));

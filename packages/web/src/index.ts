@@ -6,7 +6,7 @@ export { hostAllowed, isLoopback, originAllowed } from './auth.js';
 export { badged } from './commands.js';
 export type { WebHost } from './host.js';
 export { contentSecurityPolicy } from './http.js';
-export { type KeyPiece, KeyQueue, keyPieces } from './keyboard.js';
+export { KeyQueue } from './keyboard.js';
 export {
   WEB_COMMAND_MAX_CHARS,
   WEB_DEFAULT_HOST,

@@ -1,47 +1,29 @@
 /**
- * A person's keystrokes into a terminal, through the same exclusive send a model uses. Keys
- * typed while the person's previous send still holds the terminal wait and go together in the
- * next one (typed ahead, in order). Ctrl-C is the terminal's cancel: it interrupts whatever runs
- * in the foreground and drops what was typed ahead; at an idle prompt it is typed as it is.
+ * A person's keystrokes into a terminal. Keys are typed as they come, through the terminal's
+ * typing turn: while a model's send holds the terminal they are refused (TERMINAL_BUSY), and
+ * while a person types, a model's send is. Ctrl-C is the terminal's cancel: it interrupts
+ * whatever runs in the foreground and drops what was typed ahead; at an idle prompt (nothing to
+ * interrupt) it is typed as it is, and the shell clears its line.
  */
-import { isDshError, type Owner } from '@dsh/core';
+import type { Owner } from '@dsh/core';
 import type { TerminalService } from '@dsh/terminal';
 import { WEB_KEY_WAIT_MS } from './limits.js';
 
 /** What the keyboard sends for Ctrl-C. */
 const INTERRUPT = '\x03';
 
-/** One send's worth of keystrokes: the text, and whether it ended with Enter. */
-export interface KeyPiece {
-  text: string;
-  submit: boolean;
-}
-
-/**
- * Keystrokes as sends: split after each Enter (CR), each piece ending in Enter submits its text;
- * what follows the last Enter is typed without one. `"ls\rpw"` → `ls` + Enter, then `pw`.
- */
-export function keyPieces(data: string): KeyPiece[] {
-  const pieces: KeyPiece[] = [];
-  let rest = data;
-  for (let at = rest.indexOf('\r'); at >= 0; at = rest.indexOf('\r')) {
-    pieces.push({ text: rest.slice(0, at), submit: true });
-    rest = rest.slice(at + 1);
-  }
-  if (rest !== '') pieces.push({ text: rest, submit: false });
-  return pieces;
-}
-
-/** The keyboard of one terminal (shared by every page typing into it). */
+/** The keyboard of one terminal. */
 export class KeyQueue {
-  private pending = '';
-  private sending = false;
+  /** Keys after a Ctrl-C wait for its cancel to settle, so they land after the interrupt. */
+  private after: Promise<void> = Promise.resolve();
+  /** Steps still chained behind an interrupt: keys typed meanwhile join the chain. */
+  private chained = 0;
 
   constructor(
     private readonly terminals: TerminalService,
     private readonly owner: Owner,
     private readonly id: string,
-    /** Told when keystrokes could not be typed (the terminal is busy with another's send, or gone). */
+    /** Told when keystrokes could not be typed (a model's send holds the terminal, or it is gone). */
     private readonly refused: (error: unknown) => void,
   ) {}
 
@@ -50,42 +32,35 @@ export class KeyQueue {
     const at = data.indexOf(INTERRUPT);
     if (at >= 0) {
       this.type(data.slice(0, at));
-      void this.interrupt().then(() => this.type(data.slice(at + 1)));
+      this.chain(() => this.interrupt());
+      this.type(data.slice(at + 1));
       return;
     }
     if (data === '') return;
-    this.pending += data;
-    if (!this.sending) void this.flush();
+    if (this.chained > 0) this.chain(async () => this.write(data));
+    else this.write(data);
   }
 
-  private async interrupt(): Promise<void> {
-    this.pending = ''; // typed ahead: dropped, as Ctrl-C at a real terminal drops it
+  private chain(step: () => Promise<void>): void {
+    this.chained += 1;
+    this.after = this.after.then(step).finally(() => {
+      this.chained -= 1;
+    });
+  }
+
+  private write(data: string): void {
     try {
-      const result = await this.terminals.cancel(this.owner, this.id, { timeoutMs: WEB_KEY_WAIT_MS });
-      if (result === null) await this.send({ text: INTERRUPT, submit: false }); // idle prompt: clears the line
+      this.terminals.type(this.owner, this.id, data);
     } catch (error) {
       this.refused(error);
     }
   }
 
-  private async flush(): Promise<void> {
-    this.sending = true;
+  private async interrupt(): Promise<void> {
     try {
-      while (this.pending !== '') {
-        const data = this.pending;
-        this.pending = '';
-        for (const piece of keyPieces(data)) await this.send(piece);
-      }
-    } finally {
-      this.sending = false;
-    }
-  }
-
-  private async send(piece: KeyPiece): Promise<void> {
-    try {
-      await this.terminals.send(this.owner, this.id, { ...piece, timeoutMs: WEB_KEY_WAIT_MS });
+      const result = await this.terminals.cancel(this.owner, this.id, { timeoutMs: WEB_KEY_WAIT_MS });
+      if (result === null) this.write(INTERRUPT); // idle prompt: the shell clears its line
     } catch (error) {
-      if (isDshError(error, 'TERMINAL_BUSY')) this.pending = ''; // not typed: the agent holds the terminal
       this.refused(error);
     }
   }

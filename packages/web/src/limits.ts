@@ -20,8 +20,8 @@ export const WEB_MAX_CLIENTS = 16;
 export const WEB_LOG_BACKLOG = 200;
 /** A job's output sent in one message at most (the newest part; the page keeps about this much per job). */
 export const WEB_JOB_CHUNK_MAX_CHARS = 64 * 1024;
-/** A person's keystrokes hold the terminal at most this long per send: long enough for the echo, short enough that typing ahead into a running program still reaches it. */
-export const WEB_KEY_WAIT_MS = 1_000;
+/** A Ctrl-C from the page waits at most this long for the terminal to be ready again (its cancel's wait). */
+export const WEB_KEY_WAIT_MS = 2_000;
 /** A command typed into the page's command box, at most. */
 export const WEB_COMMAND_MAX_CHARS = 16 * 1024;
 /** Socket buffer of one page past which nothing more is queued for it until it drains (a stuck page cannot grow the server). */

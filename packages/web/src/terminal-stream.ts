@@ -39,19 +39,24 @@ export class TerminalStream {
     this.watch = null;
     let watch: TerminalWatch;
     try {
-      watch = await this.terminals.watch(this.owner, this.id, (data) => this.output(data));
+      watch = await this.terminals.watch(this.owner, this.id, (event) => {
+        if (event.kind === 'output') this.output(event.data);
+        else this.screen(event.data, event.cols, event.rows);
+      });
     } catch {
       return; // closed meanwhile: the list tells the page
     }
-    if (this.closed) {
-      watch.close();
-      return;
-    }
-    this.watch = watch;
+    if (this.closed) watch.close();
+    else this.watch = watch;
+  }
+
+  /** The snapshot: the page redraws from it, and the count of what it has not drawn starts over. */
+  private screen(data: string, cols: number, rows: number): void {
+    if (this.closed) return;
     this.paused = false;
-    this.sent = watch.snapshot.length;
+    this.sent = data.length;
     this.acked = 0;
-    this.post({ type: 'screen', id: this.id, cols: watch.cols, rows: watch.rows, data: watch.snapshot });
+    this.post({ type: 'screen', id: this.id, cols, rows, data });
   }
 
   private output(data: string): void {

@@ -12,7 +12,6 @@ import {
   contentSecurityPolicy,
   hostAllowed,
   KeyQueue,
-  keyPieces,
   originAllowed,
   serveWeb,
   type WebHost,
@@ -36,21 +35,7 @@ const bareHost: WebHost = {
   dumpConfig: () => ({ config: {} }),
 };
 
-describe('keystrokes as sends', () => {
-  it('split after each Enter; what follows the last Enter is typed without one', () => {
-    expect(keyPieces('ls\rpw')).toEqual([
-      { text: 'ls', submit: true },
-      { text: 'pw', submit: false },
-    ]);
-    expect(keyPieces('\r')).toEqual([{ text: '', submit: true }]);
-    expect(keyPieces('\x1b[A')).toEqual([{ text: '\x1b[A', submit: false }]);
-    expect(keyPieces('a\r\rb')).toEqual([
-      { text: 'a', submit: true },
-      { text: '', submit: true },
-      { text: 'b', submit: false },
-    ]);
-  });
-
+describe('keystrokes', () => {
   it('typed into a real shell one key at a time, they run as one command; Ctrl-C interrupts and drops what was typed ahead', async () => {
     const composition = await Composition.create([
       subprocessLocalPlugin(),

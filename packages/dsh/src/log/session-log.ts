@@ -2,7 +2,7 @@
  * The session log (DESIGN §13): `<root>/<YYYY-MM-DD>/<session-id>/session.jsonl`, one JSON
  * object a line — the session start, every tool call (arguments as the model sent them, the
  * rendered result), every background job's end, every terminal send (input, bounded output,
- * reason). Lines are written synchronously, one `write` each, so a crash loses at most the line
+ * reason), and the keys a person typed into a terminal (dsh web). Lines are written synchronously, one `write` each, so a crash loses at most the line
  * being written. Files are 0600 in 0700 directories. A clean end compresses the file to
  * `session.jsonl.zstd`; a crashed session stays `.jsonl`. Facts are not stored twice: they are
  * recovered from the rendered text with `parseShellResult`.
@@ -158,6 +158,18 @@ export class SessionLog {
       ...(out.omitted > 0 ? { output_omitted: out.omitted } : {}),
       reason: entry.reason,
       exit_code: entry.exitCode,
+    });
+  }
+
+  /** Keys a person typed into a terminal in one typing turn (dsh web), bounded like a send's output. */
+  terminalKeys(entry: { agent: string; terminalId: string; input: string }): void {
+    const input = bounded(entry.input, LOG_SEND_OUTPUT_MAX_CHARS);
+    this.write({
+      type: 'terminal_keys',
+      agent: entry.agent,
+      terminal_id: entry.terminalId,
+      input: input.text,
+      ...(input.omitted > 0 ? { input_omitted: input.omitted } : {}),
     });
   }
 

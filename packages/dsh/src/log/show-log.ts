@@ -65,6 +65,8 @@ function line(record: LogRecord): string {
       const code = r.exit_code === null || r.exit_code === undefined ? '' : `, exit ${r.exit_code}`;
       return `${time} ${r.agent} ${r.terminal_id} ← ${JSON.stringify(r.input)} (${r.reason}${code})\n${indent(String(r.output))}`;
     }
+    case 'terminal_keys':
+      return `${time} ${r.agent} ${r.terminal_id} ⌨ ${JSON.stringify(r.input)} (typed by a person at the keyboard)`;
     case 'session_end':
       return `${record.ts} session ended`;
     default:

@@ -87,14 +87,14 @@ describe('dsh mcp --web', () => {
     await page.keyboard.type('echo person-$((40+2))');
     await page.keyboard.press('Enter');
     await waitForScreen(page, 'person-42', id);
-    // The person's send is in the agent's session log like any other terminal send.
-    await waitFor(
-      async () =>
-        (await page.$$eval('[data-log-type="terminal_send"] summary', (s) => s.map((e) => e.textContent))).some((t) =>
-          t?.includes('person-'),
-        ),
-      "the person's send in the log",
-    );
+    // What the person typed is in the agent's session log, as typed by a person.
+    await waitFor(async () => {
+      const logged = await page.$$eval('[data-log-type="terminal_keys"] summary', (s) => s.map((e) => e.textContent));
+      return logged.some((t) => t?.includes('person-'));
+    }, "the person's keys in the log");
+    // The agent's next send is told what happened meanwhile (earlier output).
+    const next = await c.client.callTool({ name: 'terminal_send', arguments: { terminal_id: id, input: 'true' } });
+    expect(`${textOf(next)}${JSON.stringify(next.structuredContent)}`).toContain('person-42');
     // While the agent's send holds the terminal, the person's keys are refused as busy.
     const holding = c.client.callTool({
       name: 'terminal_send',

@@ -20,6 +20,7 @@ import type {
   SendResult,
   TerminalSession,
   TerminalWatch,
+  TerminalWatchEvent,
   WaitReason,
 } from '@dsh/terminal';
 import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from './config.js';
@@ -62,6 +63,8 @@ export class BashSession implements TerminalSession {
   /** Where the last send's output ended: what follows was printed while no send waited. */
   private lastEnd: Mark | number = 0;
   private readonly watchers: Watchers;
+  /** A person's keystrokes, written in order (a paste is paced like a send's input). */
+  private typing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly handle: SubprocessTerminalHandle,
@@ -159,8 +162,15 @@ export class BashSession implements TerminalSession {
     return fg === null || fg === facts.shellPgid || fg === this.prompts.latest?.shellPid;
   }
 
-  watch(onData: (data: string) => void): Promise<TerminalWatch> {
-    return this.watchers.add(onData);
+  watch(listener: (event: TerminalWatchEvent) => void): Promise<TerminalWatch> {
+    return this.watchers.add(listener);
+  }
+
+  type(data: string): void {
+    if (this.exited || this.closing) return;
+    const stopped = (): boolean => this.exited || this.closing !== undefined;
+    const caughtUp = this.readerCaughtUp();
+    this.typing = this.typing.then(() => writePaced((chunk) => this.handle.write(chunk), data, caughtUp, stopped));
   }
 
   send(input: SendInput): Promise<SendResult> {
@@ -239,12 +249,7 @@ export class BashSession implements TerminalSession {
       resolve,
     };
     this.active = active;
-    let seenChunks = this.outputChunks;
-    const caughtUp = (): boolean => {
-      const output = this.outputChunks !== seenChunks;
-      seenChunks = this.outputChunks;
-      return output || this.handle.inspectForeground().stdinWait === true;
-    };
+    const caughtUp = this.readerCaughtUp();
     void writePaced(
       (chunk) => this.handle.write(chunk),
       payload,
@@ -256,6 +261,16 @@ export class BashSession implements TerminalSession {
     this.poller.hurry();
     this.poller.start();
     return result;
+  }
+
+  /** For paced input: whether the reader caught up since the last look (it printed, or it waits on the terminal again). */
+  private readerCaughtUp(): () => boolean {
+    let seenChunks = this.outputChunks;
+    return () => {
+      const output = this.outputChunks !== seenChunks;
+      seenChunks = this.outputChunks;
+      return output || this.handle.inspectForeground().stdinWait === true;
+    };
   }
 
   private onExit(exitCode: number | null, signal: string | null = this.shellSignal): void {

@@ -1,17 +1,25 @@
 /**
- * The watchers of one session (a person's page): each gets a snapshot of the screen, then every
- * write after it, in order. Output that arrives while a snapshot is being taken is held for that
- * watcher and appended to its snapshot, so nothing is shown twice or lost in between.
+ * The watchers of one session (a person's page): each is told a snapshot of the screen, then every
+ * write after it, in order, through one listener. Output that arrives while a snapshot is being
+ * taken is held for that watcher and appended to its snapshot, so nothing is shown twice or lost.
  */
 import { DshError } from '@dsh/core';
-import type { TerminalWatch } from '@dsh/terminal';
+import type { TerminalWatch, TerminalWatchEvent } from '@dsh/terminal';
 import type { Screen } from './screen.js';
 import { loadSerialize } from './xterm-loader.js';
 
 interface Watcher {
-  onData: (data: string) => void;
+  listener: (event: TerminalWatchEvent) => void;
   /** Output held while the snapshot is taken; null once it is delivered. */
   early: string[] | null;
+}
+
+function tell(watcher: Watcher, event: TerminalWatchEvent): void {
+  try {
+    watcher.listener(event);
+  } catch {
+    // a watcher's failure must not break the session
+  }
 }
 
 const gone = (): DshError => new DshError('TERMINAL_NOT_FOUND', 'the terminal was closed; nothing to watch.');
@@ -29,31 +37,25 @@ export class Watchers {
   constructor(private readonly view: Screen) {}
 
   /** A new watcher: the screen as it stands, then every later write. @throws DshError `TERMINAL_NOT_FOUND` once closed. */
-  async add(onData: (data: string) => void): Promise<TerminalWatch> {
+  async add(listener: (event: TerminalWatchEvent) => void): Promise<TerminalWatch> {
     const serialize = await loadSerialize();
     if (this.closed) throw gone();
-    const watcher: Watcher = { onData, early: [] };
+    const watcher: Watcher = { listener, early: [] };
     this.all.add(watcher);
     // Output fed from here on is held until the snapshot of everything fed before is taken.
     const snapshot = await Promise.race([this.view.serializeParsed(serialize), this.closing]);
     if (snapshot === null) throw gone();
-    const early = watcher.early ?? [];
-    watcher.early = null;
     const { cols, rows } = this.view.snapshot();
-    return { cols, rows, snapshot: snapshot + early.join(''), close: () => this.all.delete(watcher) };
+    tell(watcher, { kind: 'snapshot', data: snapshot + (watcher.early ?? []).join(''), cols, rows });
+    watcher.early = null;
+    return { cols, rows, close: () => this.all.delete(watcher) };
   }
 
   /** Output the session just fed to its emulator. */
   feed(chunk: string): void {
     for (const w of this.all) {
       if (w.early) w.early.push(chunk);
-      else {
-        try {
-          w.onData(chunk);
-        } catch {
-          // a watcher's failure must not break the session
-        }
-      }
+      else tell(w, { kind: 'output', data: chunk });
     }
   }
 

@@ -2,16 +2,19 @@
  * Watching a session (what a person's page does): a snapshot of the screen, then every write,
  * with nothing lost or doubled between them, even mid-flood; watching takes no turn from the
  * sends; the service's overview shows every owner's terminals while `list` stays owner-only.
+ * A person typing takes a turn: a send meanwhile is TERMINAL_BUSY, a send in flight refuses the
+ * keys, and what the keys printed reaches the next send as `earlier`.
  */
 import { createOwner } from '@dsh/core';
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { codeOf } from '../../../../test/support.js';
+import { TYPING_HOLD_MS, type TerminalWatch } from '@dsh/terminal';
+import { codeOf, codeOfSync } from '../../../../test/support.js';
 import { termRig, waitFor } from './helpers.js';
 
 /** A person's emulator: replays a watch, and says what its buffer holds. */
 function replay(cols: number, rows: number) {
-  const term = new xterm.Terminal({ cols, rows, scrollback: 5_000, allowProposedApi: true });
+  const term = new xterm.Terminal({ cols, rows, scrollback: 40_000, allowProposedApi: true });
   let pending = 0;
   const write = (data: string): void => {
     pending += 1;
@@ -38,34 +41,44 @@ function replay(cols: number, rows: number) {
 describe('watching a terminal', () => {
   it('a watcher that joins mid-flood sees every line once: its snapshot and the writes after it meet exactly', async () => {
     const rig = await termRig();
-    const sh = await rig.shell();
-    const sending = sh.send('seq 1 30000; echo flood-end');
-    await waitFor(() => /\b5\d{3}\b/.test(rig.terminals.screen(rig.me, sh.id).text), 'the flood to be under way');
+    // Narrow, so the person's emulator can keep every row since it joined.
+    const { id } = await rig.terminals.open(rig.me, { type: 'shell', cols: 40, rows: 10 });
     let person: ReturnType<typeof replay> | undefined;
-    const early: string[] = [];
-    const watch = await rig.terminals.watch(rig.me, sh.id, (data) => (person ? person.write(data) : early.push(data)));
-    person = replay(watch.cols, watch.rows);
-    person.write(watch.snapshot);
-    for (const d of early) person.write(d);
+    let tooEarly = 0;
+    let snapshot = '';
+    let joining: Promise<TerminalWatch> | undefined;
+    // A first watcher sees the flood under way and starts the second at that moment, mid-write.
+    const scout = await rig.terminals.watch(rig.me, id, (e) => {
+      if (joining || e.kind !== 'output' || !/\n5\d{3}\r/.test(e.data)) return;
+      joining = rig.terminals.watch(rig.me, id, (event) => {
+        if (event.kind === 'snapshot') {
+          snapshot = event.data;
+          person = replay(event.cols, event.rows);
+          person.write(event.data);
+        } else if (person) person.write(event.data);
+        else tooEarly += 1; // writes come only after the snapshot
+      });
+    });
+    const sending = rig.terminals.send(rig.me, id, { text: 'seq 1 30000; echo flood-end', timeoutMs: 20_000 });
+    const watch = await (await waitFor(() => joining, 'the flood to be under way'));
     const result = await sending;
     expect(result.output).toContain('flood-end');
-    const seen = person;
-    await waitFor(
-      () => seen.idle() && seen.lines().some((l) => l.startsWith('flood-end')),
-      'the watcher to see the end',
-    );
+    const seen = person as ReturnType<typeof replay>;
+    await waitFor(() => seen.idle() && seen.lines().some((l) => l.startsWith('flood-end')), 'the watcher to see the end');
     const numbers = seen
       .lines()
       .map((l) => l.trim())
       .filter((l) => /^\d+$/.test(l))
       .map(Number);
+    expect(tooEarly).toBe(0);
     expect(numbers.at(-1)).toBe(30000);
     // Contiguous: nothing between the snapshot and the stream was lost or shown twice.
     const first = numbers[0] as number;
     expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => first + i));
-    expect(first).toBeLessThan(25000); // the snapshot carried rows from before the watch began
-    expect(seen.screen()).toBe(rig.terminals.screen(rig.me, sh.id).text);
+    expect(snapshot).toMatch(/\b\d{4,5}\b/); // the snapshot carried the flood so far
+    expect(seen.screen()).toBe(rig.terminals.screen(rig.me, id).text);
     watch.close();
+    scout.close();
     seen.dispose();
   });
 
@@ -73,8 +86,12 @@ describe('watching a terminal', () => {
     const rig = await termRig();
     const sh = await rig.shell();
     const got: string[] = [];
-    const watch = await rig.terminals.watch(rig.me, sh.id, (d) => got.push(d));
-    expect(watch.snapshot).toContain('$');
+    let snapshot = '';
+    const watch = await rig.terminals.watch(rig.me, sh.id, (e) => {
+      if (e.kind === 'snapshot') snapshot = e.data;
+      else got.push(e.data);
+    });
+    expect(snapshot).toContain('$');
     const r = await sh.send('echo watched-$((2+3))');
     expect(r.output.trim()).toBe('watched-5');
     expect(r.commandExitCode).toBe(0);
@@ -100,5 +117,29 @@ describe('watching a terminal', () => {
     await rig.terminals.close(other, theirs.id);
     expect(await codeOf(rig.terminals.watch(other, theirs.id, () => undefined))).toBe('TERMINAL_NOT_FOUND');
     expect(rig.terminals.overview().map((e) => e.info.id)).toEqual([mine.id]);
+  });
+});
+
+describe('a person typing', () => {
+  it('takes a turn: sends wait for it, it waits for sends, and the next send is told what it printed', async () => {
+    const rig = await termRig();
+    const sh = await rig.shell();
+    const typed: string[] = [];
+    rig.terminals.onType((owner, e) => typed.push(`${owner.name}:${e.terminalId}:${e.input}`));
+    for (const key of 'echo keys-$((3*4))\r') rig.terminals.type(rig.me, sh.id, key);
+    expect(rig.terminals.list(rig.me)[0]?.busy).toBe(true);
+    expect(await codeOf(sh.send('echo too-soon'))).toBe('TERMINAL_BUSY');
+    await waitFor(() => rig.terminals.screen(rig.me, sh.id).text.includes('keys-12'), 'the typed command to run');
+    // The turn ends once no key came for the hold time; then sends go again.
+    await waitFor(() => typed.length === 1, `the typing turn to end (${TYPING_HOLD_MS} ms after the last key)`);
+    expect(typed).toEqual([`agent:${sh.id}:echo keys-$((3*4))\r`]);
+    const next = await sh.send('echo after');
+    expect(next.earlier).toContain('keys-12');
+    expect(next.output.trim()).toBe('after');
+    // A send in flight refuses keys.
+    const holding = sh.send('sleep 1; echo held');
+    expect(codeOfSync(() => rig.terminals.type(rig.me, sh.id, 'x'))).toBe('TERMINAL_BUSY');
+    expect((await holding).output).toContain('held');
+    expect(codeOfSync(() => rig.terminals.type(rig.me, sh.id, ''))).toBe('INVALID_ARGUMENT');
   });
 });

@@ -10,9 +10,12 @@ export {
   MAX_SCROLLBACK_PAGE,
   MAX_SEND_TIMEOUT_MS,
   MAX_SESSIONS_PER_OWNER,
+  MAX_TYPE_CHARS,
+  TYPING_HOLD_MS,
 } from './limits.js';
 export { TERMINAL_PLUGIN, terminalPlugin } from './plugin.js';
 export type { TerminalSendListener } from './terminal-service.js';
+export type { TerminalTypeListener } from './typing.js';
 export { DEFAULT_CANCEL_WAIT_MS, TerminalService } from './terminal-service.js';
 export type {
   OpenRequest,
@@ -25,6 +28,7 @@ export type {
   TerminalInfo,
   TerminalSession,
   TerminalWatch,
+  TerminalWatchEvent,
   WaitReason,
 } from './types.js';
 export { checkOpen, checkPage, checkSend, checkWait } from './validate.js';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DshError, isOwner, type Owner } from '@dsh/core';
-import { MAX_CLOSED_REMEMBERED, MAX_SESSIONS_PER_OWNER } from './limits.js';
+import { MAX_CLOSED_REMEMBERED, MAX_SESSIONS_PER_OWNER, MAX_TYPE_CHARS } from './limits.js';
 import type {
   ScreenView,
   ScrollbackPage,
@@ -15,7 +15,9 @@ import type {
   TerminalInfo,
   TerminalSession,
   TerminalWatch,
+  TerminalWatchEvent,
 } from './types.js';
+import { type TerminalTypeListener, TypingTurn } from './typing.js';
 import { checkOpen, checkPage, checkSend, checkWait } from './validate.js';
 
 /** How long a cancel waits for the terminal to be ready again, unless told otherwise. */
@@ -36,6 +38,8 @@ interface Entry {
   session: TerminalSession;
   createdAt: number;
   sending: Promise<unknown> | null;
+  /** A person's typing turn, while it holds the terminal. */
+  typing: TypingTurn | null;
   closing: Promise<void> | null;
 }
 
@@ -48,6 +52,7 @@ export type TerminalSendListener = (
 /** Persistent terminals by owner. */
 export class TerminalService {
   private readonly sendListeners = new Set<TerminalSendListener>();
+  private readonly typeListeners = new Set<TerminalTypeListener>();
   private readonly backends = new Map<string, TerminalBackend>();
   private readonly entries = new Map<string, Entry>();
   /** Ids closed, with their owner: a repeated close by that owner answers false. */
@@ -119,6 +124,7 @@ export class TerminalService {
       session,
       createdAt: Date.now(),
       sending: null,
+      typing: null,
       closing: null,
     });
     return { id, name: o.name, opening: session.opening };
@@ -137,15 +143,7 @@ export class TerminalService {
   ): Promise<SendResult> {
     const entry = this.find(owner, id);
     const checked = checkSend(input);
-    if (entry.sending) {
-      throw new DshError(
-        'TERMINAL_BUSY',
-        `Terminal ${entry.id} is still busy with the previous input; wait for it, or cancel it first.`,
-        {
-          data: { terminalId: entry.id },
-        },
-      );
-    }
+    this.checkFree(entry);
     const sending = entry.session.send(checked);
     entry.sending = sending;
     let result: SendResult;
@@ -162,6 +160,37 @@ export class TerminalService {
       }
     }
     return result;
+  }
+
+  /**
+   * Keystrokes from a person at the keyboard, written as they are (no Enter added, no wait): a
+   * typing turn that holds the terminal like a send until {@link TYPING_HOLD_MS} pass without a
+   * key. What they print reaches the owner's next send as `earlier`. Ctrl-C belongs to `cancel`.
+   * @throws DshError `TERMINAL_NOT_FOUND`, `TERMINAL_BUSY` (a send holds the terminal),
+   *   `INVALID_ARGUMENT` (empty, or longer than MAX_TYPE_CHARS), `TERMINAL_TYPE_UNSUPPORTED`.
+   */
+  type(owner: Owner, id: TerminalId | string, data: string): void {
+    const entry = this.find(owner, id);
+    if (typeof data !== 'string' || data === '' || data.length > MAX_TYPE_CHARS) {
+      throw new DshError('INVALID_ARGUMENT', `typed keys must be 1-${MAX_TYPE_CHARS} characters.`, {
+        data: { field: 'data' },
+      });
+    }
+    if (entry.sending) this.checkFree(entry);
+    if (!entry.session.type) {
+      throw new DshError('TERMINAL_TYPE_UNSUPPORTED', `Terminal ${entry.id} (type ${entry.type}) takes no typed keys.`);
+    }
+    entry.session.type(data);
+    entry.typing ??= new TypingTurn(owner, entry.id, this.typeListeners, () => {
+      entry.typing = null;
+    });
+    entry.typing.add(data);
+  }
+
+  /** Calls `listener` when a person's typing turn ends, with the keys typed in it. Returns the unsubscribe. */
+  onType(listener: TerminalTypeListener): () => void {
+    this.typeListeners.add(listener);
+    return () => this.typeListeners.delete(listener);
   }
 
   /** Calls `listener` after every send settles. Returns the unsubscribe. */
@@ -184,6 +213,7 @@ export class TerminalService {
   ): Promise<SendResult | null> {
     const entry = this.find(owner, id);
     const wait = checkWait(options.timeoutMs ?? DEFAULT_CANCEL_WAIT_MS);
+    entry.typing?.end(); // Ctrl-C ends a person's typing turn too
     const cancelling = entry.session.cancel(wait);
     if (entry.sending) return cancelling; // the send in flight settles with it
     // The cancel's own wait holds the terminal like a send: another send meanwhile is TERMINAL_BUSY.
@@ -201,18 +231,22 @@ export class TerminalService {
   }
 
   /**
-   * Streams what the terminal writes to `onData`, after a snapshot of its screen: for a person
+   * Tells `listener` a snapshot of the terminal's screen, then everything it writes: for a person
    * watching (dsh web). It takes no turn: sends go on as before.
    * @throws DshError `TERMINAL_NOT_FOUND`, `TERMINAL_WATCH_UNSUPPORTED` (the backend cannot stream).
    */
-  async watch(owner: Owner, id: TerminalId | string, onData: (data: string) => void): Promise<TerminalWatch> {
+  async watch(
+    owner: Owner,
+    id: TerminalId | string,
+    listener: (event: TerminalWatchEvent) => void,
+  ): Promise<TerminalWatch> {
     const entry = this.find(owner, id);
     if (!entry.session.watch) {
       throw new DshError('TERMINAL_WATCH_UNSUPPORTED', `Terminal ${entry.id} (type ${entry.type}) cannot be watched.`, {
         data: { terminalId: entry.id },
       });
     }
-    return entry.session.watch(onData);
+    return entry.session.watch(listener);
   }
 
   /**
@@ -254,7 +288,7 @@ export class TerminalService {
       type: e.type,
       state: e.session.state(),
       createdAt: e.createdAt,
-      busy: e.sending !== null,
+      busy: e.sending !== null || e.typing !== null,
       foreground: e.session.foreground(),
       exitCode: e.session.exitCode(),
       exitSignal: e.session.exitSignal(),
@@ -274,7 +308,17 @@ export class TerminalService {
     return this.disposing;
   }
 
+  /** @throws DshError `TERMINAL_BUSY` while a send, a cancel's wait or a person's typing holds the terminal. */
+  private checkFree(entry: Entry): void {
+    if (!entry.sending && !entry.typing) return;
+    const why = entry.sending
+      ? 'still busy with the previous input; wait for it, or cancel it first'
+      : 'taken by a person typing at the keyboard; wait a moment and send again';
+    throw new DshError('TERMINAL_BUSY', `Terminal ${entry.id} is ${why}.`, { data: { terminalId: entry.id } });
+  }
+
   private closeEntry(entry: Entry): Promise<void> {
+    entry.typing?.end();
     entry.closing ??= entry.session.close().finally(() => {
       this.entries.delete(entry.id);
       this.closed.set(entry.id, entry.owner);

@@ -98,17 +98,21 @@ export interface ScreenView {
   alternate: boolean;
 }
 
-/** A live view of a session's output for a watcher (a person's page): the screen as it stood, then every later write. */
+/**
+ * What a watcher is told, in order: first one `snapshot` — terminal sequences that redraw the
+ * screen as it stood when watching began (text, colours, the cursor, the alternate screen, the
+ * modes) — then every later write as `output`. Nothing is lost or repeated between them.
+ */
+export type TerminalWatchEvent =
+  | { kind: 'snapshot'; data: string; cols: number; rows: number }
+  | { kind: 'output'; data: string };
+
+/** A live view of a session's output for a watcher (a person's page). */
 export interface TerminalWatch {
   /** Columns of the session's screen. */
   cols: number;
   /** Rows of the session's screen. */
   rows: number;
-  /**
-   * Terminal sequences that redraw the screen as it stood when watching began (text, colours, the
-   * cursor, the alternate screen, the modes); every write after it goes to the watcher's callback.
-   */
-  snapshot: string;
   /** Stops the stream. Idempotent. */
   close(): void;
 }
@@ -140,10 +144,16 @@ export interface TerminalSession {
   /** The screen now. */
   screen(): ScreenView;
   /**
-   * Streams what the session writes, from a snapshot of the screen on (see {@link TerminalWatch}).
-   * Watching changes nothing for the session's sends. Optional: a backend that cannot stream leaves it out.
+   * Streams what the session writes, from a snapshot of the screen on (see {@link TerminalWatchEvent});
+   * the snapshot is told before the promise resolves. Watching changes nothing for the session's
+   * sends. Optional: a backend that cannot stream leaves it out.
    */
-  watch?(onData: (data: string) => void): Promise<TerminalWatch>;
+  watch?(listener: (event: TerminalWatchEvent) => void): Promise<TerminalWatch>;
+  /**
+   * Writes keystrokes as they are (a person at the keyboard), in order, without waiting for
+   * anything; the service calls it only while no send is in flight. Optional.
+   */
+  type?(data: string): void;
   /** What runs in the foreground, null at the prompt or when unknown. */
   foreground(): string | null;
   /** The shell's exit code once the session exited, else null. */
