@@ -50,6 +50,8 @@ export class LanguageServer {
   private readonly diagnostics = new Map<string, RawDiagnostic[]>();
   private readonly waiters = new Map<string, Array<() => void>>();
   private exited = false;
+  /** Requests in flight, failed at once when the server exits (a set, not a race per request on the exit: that would keep every answer alive until the server ends). */
+  private readonly inFlight = new Set<() => void>();
   readonly ready: Promise<void>;
 
   constructor(
@@ -92,6 +94,7 @@ export class LanguageServer {
     void this.handle.exit.then(() => {
       this.exited = true;
       for (const list of this.waiters.values()) for (const wake of list.splice(0)) wake();
+      for (const fail of [...this.inFlight]) fail();
     });
     // A server that exits (or never starts) before answering fails at once, with its stderr.
     const died = this.handle.exit.then((o) => {
@@ -203,16 +206,21 @@ export class LanguageServer {
   /** A request, bounded in time; a dead server is an error naming its stderr. */
   async request<R>(method: string, params: unknown): Promise<R> {
     if (this.exited) throw new DshError('LSP_SERVER_EXITED', this.failure('exited'));
-    const sent = this.connection.sendRequest<R>(method, params);
-    sent.catch(() => undefined); // when the exit wins the race
-    const died = this.handle.exit.then(() => {
-      throw new DshError(
-        'LSP_SERVER_EXITED',
-        this.failure(`exited while answering ${method}; the next call starts it again`),
-      );
+    const answered = new Promise<R>((resolve, reject) => {
+      const onExit = (): void =>
+        reject(
+          new DshError(
+            'LSP_SERVER_EXITED',
+            this.failure(`exited while answering ${method}; the next call starts it again`),
+          ),
+        );
+      this.inFlight.add(onExit);
+      this.connection
+        .sendRequest<R>(method, params)
+        .then(resolve, reject)
+        .finally(() => this.inFlight.delete(onExit));
     });
-    died.catch(() => undefined);
-    return timeoutOf(Promise.race([sent, died]), LSP_REQUEST_TIMEOUT_MS, () =>
+    return timeoutOf(answered, LSP_REQUEST_TIMEOUT_MS, () =>
       this.failure(`did not answer ${method} within ${LSP_REQUEST_TIMEOUT_MS / 1000} s`),
     );
   }

@@ -7,15 +7,7 @@ import { Composition, createOwner } from '@dsh/core';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
 import { terminalPlugin } from '@dsh/terminal';
 import { terminalBashPlugin } from '@dsh/terminal-bash';
-import {
-  badged,
-  contentSecurityPolicy,
-  hostAllowed,
-  KeyQueue,
-  originAllowed,
-  serveWeb,
-  type WebHost,
-} from '@dsh/web';
+import { badged, contentSecurityPolicy, hostAllowed, KeyQueue, originAllowed, serveWeb, type WebHost } from '@dsh/web';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOf, sleepers, tempDir, waitFor } from '../../../test/support.js';
 

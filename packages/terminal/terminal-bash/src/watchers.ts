@@ -28,11 +28,8 @@ const gone = (): DshError => new DshError('TERMINAL_NOT_FOUND', 'the terminal wa
 export class Watchers {
   private readonly all = new Set<Watcher>();
   private closed = false;
-  private markClosed!: () => void;
-  /** Settles at close: a snapshot still waiting on the emulator gives up. */
-  private readonly closing = new Promise<null>((resolve) => {
-    this.markClosed = () => resolve(null);
-  });
+  /** Snapshots still waiting on the emulator: at close they give up (no race with a long-lived promise, which would keep every snapshot alive). */
+  private readonly waiting = new Set<(snapshot: string | null) => void>();
 
   constructor(private readonly view: Screen) {}
 
@@ -43,7 +40,13 @@ export class Watchers {
     const watcher: Watcher = { listener, early: [] };
     this.all.add(watcher);
     // Output fed from here on is held until the snapshot of everything fed before is taken.
-    const snapshot = await Promise.race([this.view.serializeParsed(serialize), this.closing]);
+    const snapshot = await new Promise<string | null>((resolve) => {
+      this.waiting.add(resolve);
+      void this.view.serializeParsed(serialize).then((text) => {
+        this.waiting.delete(resolve);
+        resolve(text);
+      });
+    });
     if (snapshot === null) throw gone();
     const { cols, rows } = this.view.snapshot();
     tell(watcher, { kind: 'snapshot', data: snapshot + (watcher.early ?? []).join(''), cols, rows });
@@ -63,6 +66,7 @@ export class Watchers {
   close(): void {
     this.closed = true;
     this.all.clear();
-    this.markClosed();
+    for (const resolve of this.waiting) resolve(null);
+    this.waiting.clear();
   }
 }

@@ -5,10 +5,13 @@
  * A person typing takes a turn: a send meanwhile is TERMINAL_BUSY, a send in flight refuses the
  * keys, and what the keys printed reaches the next send as `earlier`.
  */
+
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createOwner } from '@dsh/core';
+import { type TerminalWatch, TYPING_HOLD_MS } from '@dsh/terminal';
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { TYPING_HOLD_MS, type TerminalWatch } from '@dsh/terminal';
 import { codeOf, codeOfSync } from '../../../../test/support.js';
 import { termRig, waitFor } from './helpers.js';
 
@@ -60,11 +63,14 @@ describe('watching a terminal', () => {
       });
     });
     const sending = rig.terminals.send(rig.me, id, { text: 'seq 1 30000; echo flood-end', timeoutMs: 20_000 });
-    const watch = await (await waitFor(() => joining, 'the flood to be under way'));
+    const watch = await await waitFor(() => joining, 'the flood to be under way');
     const result = await sending;
     expect(result.output).toContain('flood-end');
     const seen = person as ReturnType<typeof replay>;
-    await waitFor(() => seen.idle() && seen.lines().some((l) => l.startsWith('flood-end')), 'the watcher to see the end');
+    await waitFor(
+      () => seen.idle() && seen.lines().some((l) => l.startsWith('flood-end')),
+      'the watcher to see the end',
+    );
     const numbers = seen
       .lines()
       .map((l) => l.trim())
@@ -100,6 +106,33 @@ describe('watching a terminal', () => {
     const before = got.length;
     await sh.send('echo unwatched');
     expect(got.length).toBe(before);
+  });
+
+  it('keeps nothing of a closed watch: many watches of a full screen leave the live heap where it was', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const rig = await termRig();
+    const sh = await rig.shell();
+    await sh.send("for i in $(seq 1 600); do printf '%0119d\\n' $i; done");
+    const heap = (): number => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const watchOnce = async (): Promise<number> => {
+      let size = 0;
+      const w = await rig.terminals.watch(rig.me, sh.id, (e) => {
+        if (e.kind === 'snapshot') size = e.data.length;
+      });
+      w.close();
+      return size;
+    };
+    for (let i = 0; i < 20; i++) await watchOnce(); // warm-up
+    const before = heap();
+    let bytes = 0;
+    for (let i = 0; i < 300; i++) bytes += await watchOnce();
+    expect(bytes).toBeGreaterThan(300 * 50_000); // each snapshot carried the 500 rows above the screen
+    // A leak would keep every snapshot (about 30 MB of text here); allow a tenth of one percent of that per watch.
+    expect(heap() - before).toBeLessThan(8 * 1024 * 1024);
   });
 
   it('overview shows every owner terminal with its owner; list stays owner-only; a closed terminal cannot be watched', async () => {

@@ -15,7 +15,6 @@ export {
 } from './limits.js';
 export { TERMINAL_PLUGIN, terminalPlugin } from './plugin.js';
 export type { TerminalSendListener } from './terminal-service.js';
-export type { TerminalTypeListener } from './typing.js';
 export { DEFAULT_CANCEL_WAIT_MS, TerminalService } from './terminal-service.js';
 export type {
   OpenRequest,
@@ -31,4 +30,5 @@ export type {
   TerminalWatchEvent,
   WaitReason,
 } from './types.js';
+export type { TerminalTypeListener } from './typing.js';
 export { checkOpen, checkPage, checkSend, checkWait } from './validate.js';
