@@ -16,8 +16,9 @@ import { MCP_ROWS } from './rows-mcp.js';
 import { SERVICE_ROWS } from './rows-services.js';
 import { SUBSTRATE_ROWS } from './rows-substrate.js';
 import { TOOL_ROWS } from './rows-tools.js';
+import { WEB_ROWS } from './rows-web.js';
 
-const ROWS: BadInput[] = [...SUBSTRATE_ROWS, ...SERVICE_ROWS, ...TOOL_ROWS, ...MCP_ROWS];
+const ROWS: BadInput[] = [...SUBSTRATE_ROWS, ...SERVICE_ROWS, ...WEB_ROWS, ...TOOL_ROWS, ...MCP_ROWS];
 const DOC = fileURLToPath(new URL('../../../../docs/bad-inputs.md', import.meta.url));
 /** The table must cover at least this many inputs (issue 11). */
 const MIN_ROWS = 60;
