@@ -13,9 +13,10 @@ document.createElement = (tag, options) => {
   return node;
 };
 
-/** Reconnect delays: quick at first, then at most this. */
+/** Reconnect delays: quick at first, then at most this; back to quick once a connection held this long. */
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 5000;
+const RETRY_RESET_MS = 10000;
 
 let socket = null;
 let retryMs = RETRY_MIN_MS;
@@ -58,8 +59,11 @@ const handlers = {
 function connect() {
   const path = location.pathname.endsWith('/') ? location.pathname : `${location.pathname}/`;
   socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}ws`);
+  let held = null;
   socket.addEventListener('open', () => {
-    retryMs = RETRY_MIN_MS;
+    held = setTimeout(() => {
+      retryMs = RETRY_MIN_MS;
+    }, RETRY_RESET_MS);
     status.textContent = 'live';
     status.className = 'badge ok';
     document.body.dataset.connected = 'true';
@@ -69,12 +73,14 @@ function connect() {
     handlers[message.type]?.(message);
   });
   socket.addEventListener('close', () => {
+    clearTimeout(held);
     document.body.dataset.connected = 'false';
     status.textContent = 'disconnected: reconnecting…';
     status.className = 'badge bad';
     terminals.reset();
     jobs.reset();
     log.reset();
+    results.reset();
     setTimeout(connect, retryMs);
     retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
   });

@@ -4,6 +4,8 @@ import { appendBounded, badges, el } from './dom.js';
 /** Output kept on the page per job, and records of the log shown at most. */
 const JOB_VIEW_MAX_CHARS = 64 * 1024;
 const LOG_VIEW_MAX_RECORDS = 500;
+/** Results of commands run here that the page keeps. */
+const RESULTS_MAX = 50;
 
 export class Jobs {
   constructor(send) {
@@ -77,8 +79,16 @@ export class Results {
       el('code', {}, `$ ${command}`),
       el('span', { class: 'dim' }, background ? ' (background)' : ''),
     );
-    document.getElementById('results').prepend(root);
+    const box = document.getElementById('results');
+    box.prepend(root);
+    while (box.children.length > RESULTS_MAX) box.lastElementChild.remove();
     this.pending.set(ref, root);
+  }
+
+  /** The connection is gone: results still awaited will not come. */
+  reset() {
+    for (const root of this.pending.values()) root.append(' (the connection was lost before it finished)');
+    this.pending.clear();
   }
 
   done(message) {

@@ -1,14 +1,22 @@
 // The terminal panels: one xterm.js screen (DOM renderer) per open terminal, fed by the server's
 // snapshot and then its output; what the keyboard types goes back as `keys`.
-import { el } from './dom.js';
+import { el, notify } from './dom.js';
 
 /** Answers a terminal gives to a program's queries: the server's own emulator has answered them already. */
 const QUERY_REPLY =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal replies are escape sequences
   /^(?:\x1b\[[?>]?[\d;]*[cnR]|\x1b\[\??[\d;]*\$y|\x1bP[^\x1b]*\x1b\\|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[IO]|\x1b\[\?\d*u)$/;
 
+/** Mouse reports (a program turned mouse tracking on): a person's pointer over a panel must not type. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: mouse reports are escape sequences
+const MOUSE_REPORT = /^\x1b\[(?:<[\d;]*[Mm]|M[\s\S]{3})$/;
+
 /** Acknowledgements go back at most this often (flow control; see the server's TerminalStream). */
 const ACK_EVERY_MS = 25;
+/** Keys per message at most: a long paste goes in pieces (the server takes 16 Ki characters a message). */
+const KEYS_PER_MESSAGE = 4096;
+/** A read-only page says so at most this often while someone types at it. */
+const READ_ONLY_NOTICE_MS = 3000;
 
 export class Terminals {
   constructor(send) {
@@ -17,6 +25,7 @@ export class Terminals {
     this.acks = new Map();
     this.ackTimer = null;
     this.input = false;
+    this.toldReadOnly = 0;
   }
 
   /** The list changed: panels for new terminals, none for closed ones. */
@@ -66,11 +75,26 @@ export class Terminals {
       fontFamily: 'DejaVu Sans Mono, ui-monospace, monospace',
       convertEol: false,
       screenReaderMode: false,
+      // Links printed by a program (OSC 8) open only when they are http(s), in a new tab.
+      linkHandler: {
+        activate: (_event, uri) => {
+          if (/^https?:\/\//i.test(uri)) window.open(uri, '_blank', 'noopener,noreferrer');
+        },
+      },
     });
     term.open(screen);
     term.onData((data) => {
-      if (QUERY_REPLY.test(data)) return;
-      this.send({ type: 'keys', id, data });
+      if (QUERY_REPLY.test(data) || MOUSE_REPORT.test(data)) return;
+      if (!this.input) {
+        if (Date.now() - this.toldReadOnly > READ_ONLY_NOTICE_MS) {
+          this.toldReadOnly = Date.now();
+          notify('This page is read-only: it shows what the agent does (start it with --web-input to type).');
+        }
+        return;
+      }
+      for (let at = 0; at < data.length; at += KEYS_PER_MESSAGE) {
+        this.send({ type: 'keys', id, data: data.slice(at, at + KEYS_PER_MESSAGE) });
+      }
     });
     const panel = { root, title, close, term };
     this.panels.set(id, panel);

@@ -20,12 +20,12 @@ export function isLoopback(hostname: string): boolean {
   return LOOPBACK_NAMES.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-/** The token and the rest of a request path, or null when the path has no token part. */
-export function splitPath(url: string | undefined): { token: string; rest: string } | null {
+/** The token and the rest of a request path (`bare`: nothing after the token, not even a slash), or null when the path has no token part. */
+export function splitPath(url: string | undefined): { token: string; rest: string; bare: boolean } | null {
   const path = (url ?? '').split('?')[0] ?? '';
   const match = /^\/t\/([^/]+)(\/.*)?$/.exec(path);
   if (!match) return null;
-  return { token: match[1] as string, rest: match[2] ?? '/' };
+  return { token: match[1] as string, rest: match[2] ?? '/', bare: match[2] === undefined };
 }
 
 /** Constant-time comparison of a presented token with the server's. */

@@ -1,15 +1,16 @@
 /**
  * One connected page: what it has been sent (the lists, each terminal's stream, each job's
- * output so far), so every look sends only what changed. A page whose socket stops draining is
- * disconnected (it reconnects and starts afresh) rather than buffered without bound.
+ * output so far), so every look sends only what changed. Terminal output it has not drawn yet
+ * is counted across all its terminals (see TerminalStream). A page whose socket stops draining
+ * is disconnected (it reconnects and starts afresh) rather than buffered without bound.
  */
 import type { JobRead, JobService } from '@dsh/jobs';
-import { parseShellResult } from '@dsh/shell';
 import type { TerminalService } from '@dsh/terminal';
 import type { WebSocket } from 'ws';
-import { WEB_JOB_CHUNK_MAX_CHARS, WEB_SOCKET_BUFFER_MAX_BYTES } from './limits.js';
-import type { JobRow, ServerMessage, TerminalRow } from './protocol.js';
-import { TerminalStream } from './terminal-stream.js';
+import { WEB_CLOSE_GRACE_MS, WEB_JOB_CHUNK_MAX_CHARS, WEB_SOCKET_BUFFER_MAX_BYTES } from './limits.js';
+import type { Look } from './look.js';
+import type { ServerMessage } from './protocol.js';
+import { type StreamBudget, TerminalStream } from './terminal-stream.js';
 
 /** A job's output cursor for this page; `done` once its last output after the end was read. */
 interface JobCursor {
@@ -21,6 +22,7 @@ interface JobCursor {
 export class Client {
   readonly streams = new Map<string, TerminalStream>();
   private readonly jobCursors = new Map<string, JobCursor>();
+  private readonly budget: StreamBudget = { unacked: 0 };
   private lastTerminals = '';
   private lastJobs = '';
 
@@ -36,57 +38,37 @@ export class Client {
     this.socket.send(JSON.stringify(message));
   }
 
-  /** Brings the terminal list and streams up to date. */
-  syncTerminals(terminals: TerminalService | undefined): void {
-    const overview = terminals?.overview() ?? [];
-    const rows: TerminalRow[] = overview.map(({ owner, info }) => ({
-      id: info.id,
-      name: info.name,
-      owner: owner.name,
-      state: info.state,
-      busy: info.busy,
-      foreground: info.foreground,
-      exitCode: info.exitCode,
-    }));
-    const json = JSON.stringify(rows);
-    if (json !== this.lastTerminals) {
-      this.lastTerminals = json;
-      this.post({ type: 'terminals', list: rows });
+  /** Brings the terminal list and streams up to date with `look`. */
+  syncTerminals(look: Look, terminals: TerminalService | undefined): void {
+    if (look.terminalJson !== this.lastTerminals) {
+      this.lastTerminals = look.terminalJson;
+      this.post({ type: 'terminals', list: look.terminalRows });
     }
     if (!terminals) return;
-    const live = new Set(rows.map((r) => r.id));
+    const live = new Set(look.terminalRows.map((r) => r.id));
     for (const [id, stream] of this.streams) {
       if (live.has(id)) continue;
       stream.close();
       this.streams.delete(id);
     }
-    for (const { owner, info } of overview) {
+    for (const { owner, info } of look.terminals) {
       if (this.streams.has(info.id)) continue;
-      const stream = new TerminalStream(terminals, owner, info.id, (m) => this.post(m));
+      const stream = new TerminalStream(terminals, owner, info.id, this.budget, (m) => this.post(m));
       this.streams.set(info.id, stream);
       void stream.start();
     }
   }
 
-  /** Brings the job list and each job's output up to date. */
-  syncJobs(jobs: JobService | undefined): void {
-    const overview = jobs?.overview() ?? [];
-    const rows: JobRow[] = overview.map(({ owner, info }) => ({
-      id: info.id,
-      owner: owner.name,
-      title: info.title,
-      state: info.state,
-      end: info.result ? { text: info.result.text, markers: parseShellResult(info.result.text).markerLines } : null,
-    }));
-    const json = JSON.stringify(rows);
-    if (json !== this.lastJobs) {
-      this.lastJobs = json;
-      this.post({ type: 'jobs', list: rows });
+  /** Brings the job list and each job's output up to date with `look`. */
+  syncJobs(look: Look, jobs: JobService | undefined): void {
+    if (look.jobJson !== this.lastJobs) {
+      this.lastJobs = look.jobJson;
+      this.post({ type: 'jobs', list: look.jobRows });
     }
     if (!jobs) return;
-    const live = new Set(rows.map((r) => r.id));
+    const live = new Set(look.jobRows.map((r) => r.id));
     for (const id of this.jobCursors.keys()) if (!live.has(id)) this.jobCursors.delete(id);
-    for (const { owner, info } of overview) {
+    for (const { owner, info } of look.jobs) {
       let cursor = this.jobCursors.get(info.id);
       if (!cursor) {
         cursor = { read: null, done: false };
@@ -107,8 +89,16 @@ export class Client {
     }
   }
 
+  /** Stops the page's streams. */
   close(): void {
     for (const stream of this.streams.values()) stream.close();
     this.streams.clear();
+  }
+
+  /** The server is stopping: a close frame, then the socket is cut after a short grace. */
+  disconnect(): void {
+    this.close();
+    this.socket.close(1001, 'dsh web is stopping');
+    setTimeout(() => this.socket.terminate(), WEB_CLOSE_GRACE_MS).unref();
   }
 }

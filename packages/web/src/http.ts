@@ -81,10 +81,6 @@ export function pageHandler(
   const plain = 'text/plain; charset=utf-8';
   const strict = "default-src 'none'; frame-ancestors 'none'";
   return (req, res) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(res, 405, plain, 'only GET is served here\n', strict);
-      return;
-    }
     const parts = splitPath(req.url);
     if (!parts || !tokenMatches(parts.token, token)) {
       send(res, 401, plain, '401: this page needs its token; open the URL that dsh printed.\n', strict);
@@ -92,6 +88,16 @@ export function pageHandler(
     }
     if (!hostAllowed(req, listenHost, port())) {
       send(res, 403, plain, '403: address this server by its loopback name (the URL that dsh printed).\n', strict);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(res, 405, plain, 'only GET is served here\n', strict);
+      return;
+    }
+    if (parts.bare) {
+      // `/t/<token>` without its slash: the page's relative URLs need it.
+      res.writeHead(308, { ...COMMON_HEADERS, location: `/t/${parts.token}/`, 'content-security-policy': strict });
+      res.end();
       return;
     }
     if (parts.rest === '/') {

@@ -11,6 +11,8 @@ import { runCommand } from './commands.js';
 import type { WebHost } from './host.js';
 import { KeyQueue } from './keyboard.js';
 import { WEB_LOG_BACKLOG, WEB_TICK_MS } from './limits.js';
+import { forPage } from './log-feed.js';
+import { type Look, Looker } from './look.js';
 import { type ClientMessage, clientMessage, type ServerMessage } from './protocol.js';
 
 function notice(error: unknown, id?: string): ServerMessage {
@@ -29,12 +31,16 @@ export class WebHub {
   private readonly unsubscribe: () => void;
   private timer: NodeJS.Timeout | undefined;
   private agent: Owner | undefined;
+  private readonly looker = new Looker();
+  /** This tick's look, made once for every page (null: look again). */
+  private current: Look | null = null;
 
   constructor(
     private readonly host: WebHost,
     private readonly options: { input: boolean; title: string },
   ) {
-    this.unsubscribe = host.onLogRecord((record) => {
+    this.unsubscribe = host.onLogRecord((written) => {
+      const record = forPage(written);
       this.backlog.push(record);
       if (this.backlog.length > WEB_LOG_BACKLOG) this.backlog.shift();
       for (const client of this.clients.values()) client.post({ type: 'log', records: [record] });
@@ -77,8 +83,9 @@ export class WebHub {
   }
 
   private tick(): void {
+    this.current = null;
     for (const client of this.clients.values()) this.look(client);
-    const live = new Set(this.host.ctx.terminals?.overview().map((t) => t.info.id as string));
+    const live = new Set(this.lookNow().terminalRows.map((t) => t.id));
     for (const id of this.keyboards.keys()) {
       if (live.has(id)) continue;
       this.keyboards.delete(id);
@@ -86,9 +93,16 @@ export class WebHub {
     }
   }
 
+  /** This tick's look (made on first use). */
+  private lookNow(): Look {
+    this.current ??= this.looker.look(this.host.ctx.terminals, this.host.ctx.jobs);
+    return this.current;
+  }
+
   private look(client: Client): void {
-    client.syncTerminals(this.host.ctx.terminals);
-    client.syncJobs(this.host.ctx.jobs);
+    const look = this.lookNow();
+    client.syncTerminals(look, this.host.ctx.terminals);
+    client.syncJobs(look, this.host.ctx.jobs);
   }
 
   private stopTicking(): void {
@@ -128,6 +142,8 @@ export class WebHub {
     } catch (error) {
       client.post(notice(error, 'id' in message ? message.id : undefined));
     }
+    if (message.type === 'keys') return; // the next tick shows what typing changed
+    this.current = null; // a terminal or job opened, closed or started: show it now
     this.look(client);
   }
 
@@ -192,10 +208,7 @@ export class WebHub {
   close(): void {
     this.unsubscribe();
     this.stopTicking();
-    for (const [socket, client] of this.clients) {
-      client.close();
-      socket.close(1001, 'dsh web is stopping');
-    }
+    for (const client of this.clients.values()) client.disconnect();
     this.clients.clear();
   }
 }

@@ -44,8 +44,8 @@ export interface JobRow {
   owner: string;
   title: string;
   state: string;
-  /** The rendered end (the markers) once it ended, split into body and marker lines. */
-  end: { markers: string[]; text: string } | null;
+  /** How it ended (the rendered result's marker lines), once it did. */
+  end: { markers: string[] } | null;
 }
 
 /** A message from the server. */

@@ -6,13 +6,19 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { DshError } from '@dsh/core';
+import { DshError, settleWithin } from '@dsh/core';
 import { WebSocketServer } from 'ws';
 import { hostAllowed, mintToken, originAllowed, splitPath, tokenMatches } from './auth.js';
 import type { WebHost } from './host.js';
 import { pageHandler } from './http.js';
 import { WebHub } from './hub.js';
-import { WEB_DEFAULT_HOST, WEB_DEFAULT_PORT, WEB_MAX_CLIENTS, WEB_MESSAGE_MAX_BYTES } from './limits.js';
+import {
+  WEB_CLOSE_GRACE_MS,
+  WEB_DEFAULT_HOST,
+  WEB_DEFAULT_PORT,
+  WEB_MAX_CLIENTS,
+  WEB_MESSAGE_MAX_BYTES,
+} from './limits.js';
 
 /** Options of {@link serveWeb}. */
 export interface WebOptions {
@@ -102,12 +108,17 @@ export async function serveWeb(options: WebOptions): Promise<WebServer> {
       return hub.size;
     },
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        hub.close();
-        wss.close();
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+      // Pages get a close frame, then their sockets are cut: closing never waits on a page.
+      closing ??= settleWithin(
+        new Promise<void>((resolve) => {
+          hub.close();
+          wss.close();
+          http.close(() => resolve());
+          http.closeAllConnections();
+        }),
+        WEB_CLOSE_GRACE_MS * 5,
+        () => undefined,
+      );
       return closing;
     },
   };

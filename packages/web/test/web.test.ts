@@ -1,13 +1,25 @@
 /**
- * The web server's own rules, without a browser: how keystrokes become sends (on a real
- * terminal), who may connect (Host, Origin), the page's policy, the badges, and bad options.
+ * The web server's own rules, without a browser: keystrokes on a real terminal (Ctrl-C), who
+ * may connect (Host, Origin), the page's policy, the badges, bad options, a close that does not
+ * wait on a page, and the log as a page gets it.
  */
 import { createServer, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { Composition, createOwner } from '@dsh/core';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
 import { terminalPlugin } from '@dsh/terminal';
 import { terminalBashPlugin } from '@dsh/terminal-bash';
-import { badged, contentSecurityPolicy, hostAllowed, KeyQueue, originAllowed, serveWeb, type WebHost } from '@dsh/web';
+import {
+  badged,
+  contentSecurityPolicy,
+  forPage,
+  hostAllowed,
+  KeyQueue,
+  originAllowed,
+  serveWeb,
+  WEB_LOG_RECORD_MAX_CHARS,
+  type WebHost,
+} from '@dsh/web';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOf, sleepers, tempDir, waitFor } from '../../../test/support.js';
 
@@ -91,6 +103,32 @@ describe('who may connect', () => {
   });
 });
 
+describe('closing the server', () => {
+  it('does not wait on a page that never answers: its socket is cut after a short grace', {
+    timeout: 10_000,
+  }, async () => {
+    const web = await serveWeb({ host: bareHost });
+    const at = /^http:\/\/([^/:]+):(\d+)(\/.*)$/.exec(web.url) as RegExpExecArray;
+    const socket = connect(Number(at[2]), at[1] as string);
+    let closed = false;
+    socket.on('close', () => {
+      closed = true;
+    });
+    socket.on('error', () => undefined);
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      `GET ${at[3]}ws HTTP/1.1\r\nHost: ${at[1]}:${at[2]}\r\nOrigin: http://${at[1]}:${at[2]}\r\nUpgrade: websocket\r\n` +
+        'Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    await new Promise((r) => socket.once('data', r));
+    socket.pause(); // reads nothing more: it would never answer a close frame
+    await waitFor(() => web.pages === 1, 'the page to be attached');
+    await web.close();
+    socket.resume();
+    await waitFor(() => closed, 'the socket to be cut');
+  });
+});
+
 describe('badges', () => {
   it('split a rendered result into its body and its marker lines', () => {
     expect(badged('hi\n\n[stderr]\nerr\n\n[exit code: 3]')).toEqual({
@@ -98,5 +136,24 @@ describe('badges', () => {
       markers: ['[exit code: 3]'],
     });
     expect(badged('no markers here')).toEqual({ body: 'no markers here', markers: [] });
+  });
+});
+
+describe('the log as a page gets it', () => {
+  it('cuts each long text to its tail with the count cut, and long arguments to their start', () => {
+    const record = {
+      type: 'tool_call',
+      text: `${'a'.repeat(10_000)}END`,
+      args: { command: 'x'.repeat(10_000) },
+      agent: 'a',
+    };
+    const page = forPage(record);
+    expect(String(page.text).length).toBe(WEB_LOG_RECORD_MAX_CHARS);
+    expect(String(page.text).endsWith('END')).toBe(true);
+    expect(page.text_omitted).toBe(10_003 - WEB_LOG_RECORD_MAX_CHARS);
+    expect(typeof page.args).toBe('string');
+    expect(String(page.args).length).toBeLessThanOrEqual(WEB_LOG_RECORD_MAX_CHARS + 1);
+    expect(forPage({ type: 'job_end', text: 'short' })).toEqual({ type: 'job_end', text: 'short' });
+    expect(record.text.length).toBe(10_003); // the log's own record is untouched
   });
 });

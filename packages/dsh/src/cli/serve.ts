@@ -37,11 +37,15 @@ export function composeServed(options: ServedOptions, defaults: { preset: Preset
   });
 }
 
-/** Resolves with the signal that ended the server, or null when `closed` settled first. */
+/**
+ * Resolves with the signal that ended the server, or null when `closed` settled first. The
+ * handlers stay: a second Ctrl-C during shutdown must not kill the process before its
+ * composition is disposed (the shutdown budget bounds how long that takes).
+ */
 export function untilStopped(closed: Promise<unknown>): Promise<NodeJS.Signals | null> {
   return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => resolve(signal);
-    for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(s, onSignal);
+    for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(s, onSignal);
     void closed.then(() => resolve(null));
   });
 }

@@ -7,6 +7,7 @@
  */
 import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { waitFor } from '../../../../test/support.js';
 import { connect, textOf } from '../mcp/helpers.js';
 import { openPage, screenText, shot, waitForScreen } from './helpers.js';
@@ -24,6 +25,28 @@ function refused(url: string): Promise<boolean> {
     });
     req.on('error', () => resolve(true));
   });
+}
+
+/** What a raw page connection is told for keys, open, run and kill (the notice codes). */
+async function refusals(url: string, terminal: string): Promise<string[]> {
+  const origin = url.replace(/\/t\/.*$/, '');
+  const ws = new WebSocket(`${url.replace('http:', 'ws:')}ws`, { origin });
+  const codes: string[] = [];
+  ws.on('message', (d) => {
+    const m = JSON.parse(String(d)) as { type: string; code?: string };
+    if (m.type === 'notice') codes.push(String(m.code));
+  });
+  await new Promise((r) => ws.once('open', r));
+  for (const m of [
+    { type: 'keys', id: terminal, data: 'touch /tmp/never\r' },
+    { type: 'open' },
+    { type: 'run', ref: 'r1', command: 'touch /tmp/never', background: false },
+    { type: 'kill', id: 'job-00000000' },
+  ])
+    ws.send(JSON.stringify(m));
+  await waitFor(() => codes.length === 4, 'four refusals');
+  ws.close();
+  return codes;
 }
 
 async function terminalOpen(c: Awaited<ReturnType<typeof connect>>): Promise<string> {
@@ -72,6 +95,8 @@ describe('dsh mcp --web', () => {
     expect(await screenText(page, first)).not.toContain('typed-by-person');
     expect(await page.$eval('#command', (e) => (e as HTMLInputElement).disabled)).toBe(true);
     expect(violations).toEqual([]);
+    // The server refuses too, whatever a page sends: nothing types, opens, runs or kills.
+    expect(await refusals(url, first)).toEqual(['WEB_READ_ONLY', 'WEB_READ_ONLY', 'WEB_READ_ONLY', 'WEB_READ_ONLY']);
     // The web server stops with the MCP server.
     await c.close();
     await waitFor(() => refused(url), 'the web server to stop');

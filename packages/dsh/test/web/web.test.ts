@@ -5,7 +5,10 @@
  * leaves no process behind, while closing the page ends nothing.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { sleepers, tempDir, waitFor } from '../../../../test/support.js';
@@ -16,11 +19,12 @@ import { openPage, type Served, screenText, serve, shot, waitForScreen } from '.
 function get(
   url: string,
   headers: Record<string, string> = {},
+  method = 'GET',
 ): Promise<{ status: number; headers: Record<string, unknown> }> {
   const at = /^http:\/\/([^/:]+):(\d+)(\/.*)$/.exec(url);
   if (!at) throw new Error(`not a URL of the server: ${url}`);
   return new Promise((resolve, reject) => {
-    const req = request({ host: at[1], port: Number(at[2]), path: at[3], headers }, (res) => {
+    const req = request({ host: at[1], port: Number(at[2]), path: at[3], headers, method }, (res) => {
       res.resume();
       resolve({ status: res.statusCode ?? 0, headers: res.headers });
     });
@@ -57,6 +61,34 @@ function firstMessage(web: Served, type: string): Promise<Record<string, unknown
   });
 }
 
+/** A WebSocket handshake on a raw socket that then reads nothing. */
+async function stuckPage(url: string): Promise<Socket> {
+  const at = /^http:\/\/([^/:]+):(\d+)(\/.*)$/.exec(url) as RegExpExecArray;
+  const socket = connect(Number(at[2]), at[1] as string);
+  await new Promise((r) => socket.once('connect', r));
+  socket.write(
+    [
+      `GET ${at[3]}ws HTTP/1.1`,
+      `Host: ${at[1]}:${at[2]}`,
+      `Origin: http://${at[1]}:${at[2]}`,
+      'Upgrade: websocket',
+      'Connection: Upgrade',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+      'Sec-WebSocket-Version: 13',
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  await new Promise((r) => socket.once('data', r)); // 101 Switching Protocols
+  socket.pause();
+  return socket;
+}
+
+/** Every file under `dir`. */
+function logFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => join(dir, f));
+}
+
 async function webServer(): Promise<Served> {
   return serve(['web', '--port', '0', '--no-log']);
 }
@@ -88,6 +120,9 @@ describe('dsh web', () => {
     expect((await get(`${origin}/t/${'0'.repeat(token.length)}/`)).status).toBe(401);
     expect((await get(`${web.url}assets/../../../package.json`)).status).toBe(404);
     expect((await get(`${web.url}assets/index.ts`)).status).toBe(404);
+    expect((await get(web.url.replace(/\/$/, ''))).status).toBe(308); // the page needs its slash
+    expect((await get(`${origin}/`, {}, 'POST')).status).toBe(401); // the token first, whatever the method
+    expect((await get(web.url, {}, 'POST')).status).toBe(405);
     // A page of another site whose name was rebound to 127.0.0.1 still names itself in Host.
     expect((await get(web.url, { host: 'evil.example:80' })).status).toBe(403);
     const page = await get(web.url, { origin: 'http://evil.example' });
@@ -164,8 +199,9 @@ describe('dsh web', () => {
     expect(text.indexOf('300000')).toBeLessThan(text.lastIndexOf('flood-done'));
   });
 
-  it('closing the page ends nothing; Ctrl-C on dsh web ends every process it started', async () => {
-    const web = await webServer();
+  it('closing the page ends nothing; Ctrl-C on dsh web ends every process it started, even with a page that never answers', async () => {
+    const logs = tempDir('dsh-web-logs-');
+    const web = await serve(['web', '--port', '0', '--log-dir', logs]);
     const token = String(process.pid).slice(-3);
     const { page } = await openPage(web.url);
     await page.click('#open-terminal');
@@ -182,9 +218,15 @@ describe('dsh web', () => {
     const list = await firstMessage(web, 'terminals');
     expect((list.list as Array<{ state: string }>).map((t) => t.state)).toEqual(['running']);
     expect(sleepers(token).size).toBe(3);
+    // A page that connected and then reads nothing (it would never answer a close).
+    const stuck = await stuckPage(web.url);
     web.child.kill('SIGINT');
+    web.child.kill('SIGINT'); // a second Ctrl-C must not cut the shutdown short
     const end = await web.exited;
     expect(end.code).toBe(130);
     await waitFor(() => sleepers(token).size === 0, 'every sleeper to end');
+    // The composition was disposed: its session log ended cleanly (compressed).
+    expect(logFiles(logs).some((f) => f.endsWith('session.jsonl.zstd'))).toBe(true);
+    stuck.destroy();
   });
 });

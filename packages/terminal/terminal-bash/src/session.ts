@@ -65,6 +65,8 @@ export class BashSession implements TerminalSession {
   private readonly watchers: Watchers;
   /** A person's keystrokes, written in order (a paste is paced like a send's input). */
   private typing: Promise<void> = Promise.resolve();
+  /** Bumped by a cancel: keys typed before it and not yet written are dropped (Ctrl-C drops typed-ahead input). */
+  private typingEpoch = 0;
 
   constructor(
     private readonly handle: SubprocessTerminalHandle,
@@ -166,11 +168,13 @@ export class BashSession implements TerminalSession {
     return this.watchers.add(listener);
   }
 
-  type(data: string): void {
-    if (this.exited || this.closing) return;
-    const stopped = (): boolean => this.exited || this.closing !== undefined;
+  type(data: string): Promise<void> {
+    if (this.exited || this.closing) return Promise.resolve();
+    const epoch = this.typingEpoch;
+    const stopped = (): boolean => this.exited || this.closing !== undefined || this.typingEpoch !== epoch;
     const caughtUp = this.readerCaughtUp();
     this.typing = this.typing.then(() => writePaced((chunk) => this.handle.write(chunk), data, caughtUp, stopped));
+    return this.typing;
   }
 
   send(input: SendInput): Promise<SendResult> {
@@ -184,6 +188,7 @@ export class BashSession implements TerminalSession {
   }
 
   async cancel(timeoutMs: number): Promise<SendResult | null> {
+    this.typingEpoch += 1; // a person's keys not yet written are dropped
     if (this.exited || this.closing) return this.result('session_exited', '', true);
     const a = this.active;
     if (a) {

@@ -175,4 +175,28 @@ describe('a person typing', () => {
     expect((await holding).output).toContain('held');
     expect(codeOfSync(() => rig.terminals.type(rig.me, sh.id, ''))).toBe('INVALID_ARGUMENT');
   });
+
+  it('a paste the program does not read holds the turn while it waits; Ctrl-C drops what was not written', async () => {
+    const rig = await termRig();
+    const sh = await rig.shell();
+    const marker = `${rig.cwd}/pasted-${process.pid}`;
+    // A program that reads nothing, with echo off: a paste larger than the terminal's input queue waits.
+    const started = await sh.send('stty -echo; sleep 30; stty echo', 300);
+    expect(started.reason).toBe('timeout');
+    const ended: string[] = [];
+    rig.terminals.onType((_o, e) => ended.push(e.input));
+    rig.terminals.type(rig.me, sh.id, `${'A'.repeat(6000)}\rtouch ${marker}\r`);
+    const since = Date.now();
+    await waitFor(() => Date.now() - since > 2 * TYPING_HOLD_MS, 'twice the hold time');
+    // Still being written: the turn holds, and a model's send waits for it.
+    expect(ended).toEqual([]);
+    expect(rig.terminals.list(rig.me)[0]?.busy).toBe(true);
+    expect(await codeOf(sh.send('echo too-soon'))).toBe('TERMINAL_BUSY');
+    // Ctrl-C interrupts the program, ends the turn, and drops the rest of the paste.
+    const cancelled = await rig.terminals.cancel(rig.me, sh.id, { timeoutMs: 10_000 });
+    expect(cancelled?.cancelled).toBe(true);
+    expect(ended.length).toBe(1);
+    const after = await sh.send(`stty echo; test -e ${marker} && echo pasted-ran || echo pasted-dropped`);
+    expect(after.output).toContain('pasted-dropped');
+  });
 });

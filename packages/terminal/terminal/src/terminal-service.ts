@@ -180,11 +180,11 @@ export class TerminalService {
     if (!entry.session.type) {
       throw new DshError('TERMINAL_TYPE_UNSUPPORTED', `Terminal ${entry.id} (type ${entry.type}) takes no typed keys.`);
     }
-    entry.session.type(data);
+    const written = entry.session.type(data);
     entry.typing ??= new TypingTurn(owner, entry.id, this.typeListeners, () => {
       entry.typing = null;
     });
-    entry.typing.add(data);
+    entry.typing.add(data, written);
   }
 
   /** Calls `listener` when a person's typing turn ends, with the keys typed in it. Returns the unsubscribe. */

@@ -150,10 +150,11 @@ export interface TerminalSession {
    */
   watch?(listener: (event: TerminalWatchEvent) => void): Promise<TerminalWatch>;
   /**
-   * Writes keystrokes as they are (a person at the keyboard), in order, without waiting for
-   * anything; the service calls it only while no send is in flight. Optional.
+   * Writes keystrokes as they are (a person at the keyboard), in order, paced like a send's input
+   * but waiting for no readiness; resolves once they are all written (or dropped by a cancel,
+   * which drops keys not yet written). The service calls it only while no send is in flight. Optional.
    */
-  type?(data: string): void;
+  type?(data: string): Promise<void>;
   /** What runs in the foreground, null at the prompt or when unknown. */
   foreground(): string | null;
   /** The shell's exit code once the session exited, else null. */

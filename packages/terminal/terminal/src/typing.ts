@@ -1,7 +1,8 @@
 /**
  * A person's typing turn on one terminal: keys go to the session as they come, and the turn
- * holds the terminal until {@link TYPING_HOLD_MS} pass without a key. When it ends, the keys
- * typed in it are told to the listeners as one event (the session log records it).
+ * holds the terminal until every key is written and {@link TYPING_HOLD_MS} passed without a new
+ * one (a long paste holds it while it is written). When it ends, the keys typed in it are told to
+ * the listeners as one event (the session log records it).
  */
 import type { Owner } from '@dsh/core';
 import { TYPING_HOLD_MS } from './limits.js';
@@ -14,6 +15,8 @@ export type TerminalTypeListener = (owner: Owner, event: { terminalId: TerminalI
 export class TypingTurn {
   private input = '';
   private timer: NodeJS.Timeout | undefined;
+  private quiet = false;
+  private writing = 0;
   private ended = false;
 
   constructor(
@@ -24,11 +27,20 @@ export class TypingTurn {
     private readonly onEnd: () => void,
   ) {}
 
-  /** Keys were typed: the turn goes on. */
-  add(data: string): void {
+  /** Keys were typed (`written` settles once the session wrote them): the turn goes on. */
+  add(data: string, written: Promise<void>): void {
     this.input += data;
+    this.quiet = false;
+    this.writing += 1;
+    void written.finally(() => {
+      this.writing -= 1;
+      if (this.quiet && this.writing === 0) this.end();
+    });
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.end(), TYPING_HOLD_MS);
+    this.timer = setTimeout(() => {
+      this.quiet = true;
+      if (this.writing === 0) this.end();
+    }, TYPING_HOLD_MS);
     this.timer.unref();
   }
 
