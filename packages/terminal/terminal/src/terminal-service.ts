@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DshError, isOwner, type Owner } from '@dsh/core';
-import { MAX_CLOSED_REMEMBERED, MAX_SESSIONS_PER_OWNER, MAX_TYPE_CHARS } from './limits.js';
+import { checkFree, checkSlot, type Entry, infoOf } from './entry.js';
+import { MAX_CLOSED_REMEMBERED, MAX_TYPE_CHARS } from './limits.js';
 import type {
   ScreenView,
   ScrollbackPage,
@@ -28,19 +29,6 @@ declare module '@dsh/core' {
     /** Persistent interactive terminals, owned by agents. */
     terminals: TerminalService;
   }
-}
-
-interface Entry {
-  id: TerminalId;
-  owner: Owner;
-  name: string | null;
-  type: string;
-  session: TerminalSession;
-  createdAt: number;
-  sending: Promise<unknown> | null;
-  /** A person's typing turn, while it holds the terminal. */
-  typing: TypingTurn | null;
-  closing: Promise<void> | null;
 }
 
 /** Told after every send settles: who sent what to which terminal, and what came back. */
@@ -143,7 +131,7 @@ export class TerminalService {
   ): Promise<SendResult> {
     const entry = this.find(owner, id);
     const checked = checkSend(input);
-    this.checkFree(entry);
+    checkFree(entry);
     const sending = entry.session.send(checked);
     entry.sending = sending;
     let result: SendResult;
@@ -176,7 +164,7 @@ export class TerminalService {
         data: { field: 'data' },
       });
     }
-    if (entry.sending) this.checkFree(entry);
+    if (entry.sending) checkFree(entry);
     if (!entry.session.type) {
       throw new DshError('TERMINAL_TYPE_UNSUPPORTED', `Terminal ${entry.id} (type ${entry.type}) takes no typed keys.`);
     }
@@ -254,7 +242,7 @@ export class TerminalService {
    * supervising the composition (dsh web). Agents see only their own, through `list`.
    */
   overview(): Array<{ owner: Owner; info: TerminalInfo }> {
-    return [...this.entries.values()].filter((e) => !e.closing).map((e) => ({ owner: e.owner, info: this.infoOf(e) }));
+    return [...this.entries.values()].filter((e) => !e.closing).map((e) => ({ owner: e.owner, info: infoOf(e) }));
   }
 
   /** A page of the session's scrollback (independent of sends' deltas). @throws DshError `TERMINAL_NOT_FOUND`, `INVALID_ARGUMENT`. */
@@ -278,21 +266,7 @@ export class TerminalService {
   /** The owner's sessions, oldest first. */
   list(owner: Owner): TerminalInfo[] {
     this.checkOwner(owner);
-    return [...this.entries.values()].filter((e) => e.owner === owner && !e.closing).map((e) => this.infoOf(e));
-  }
-
-  private infoOf(e: Entry): TerminalInfo {
-    return {
-      id: e.id,
-      name: e.name,
-      type: e.type,
-      state: e.session.state(),
-      createdAt: e.createdAt,
-      busy: e.sending !== null || e.typing !== null,
-      foreground: e.session.foreground(),
-      exitCode: e.session.exitCode(),
-      exitSignal: e.session.exitSignal(),
-    };
+    return [...this.entries.values()].filter((e) => e.owner === owner && !e.closing).map((e) => infoOf(e));
   }
 
   /** Closes every session of `owner` and waits for all cleanup. */
@@ -308,15 +282,6 @@ export class TerminalService {
     return this.disposing;
   }
 
-  /** @throws DshError `TERMINAL_BUSY` while a send, a cancel's wait or a person's typing holds the terminal. */
-  private checkFree(entry: Entry): void {
-    if (!entry.sending && !entry.typing) return;
-    const why = entry.sending
-      ? 'still busy with the previous input; wait for it, or cancel it first'
-      : 'taken by a person typing at the keyboard; wait a moment and send again';
-    throw new DshError('TERMINAL_BUSY', `Terminal ${entry.id} is ${why}.`, { data: { terminalId: entry.id } });
-  }
-
   private closeEntry(entry: Entry): Promise<void> {
     entry.typing?.end();
     entry.closing ??= entry.session.close().finally(() => {
@@ -330,24 +295,11 @@ export class TerminalService {
   private checkOpenable(owner: Owner, name: string | null): void {
     if (this.disposing) throw new DshError('DISPOSED', 'the terminal service has been disposed.');
     const mine = [...this.entries.values()].filter((e) => e.owner === owner && !e.closing);
-    const opening = [...(this.pending.get(owner) ?? [])].filter((p) => !p.cancelled);
-    // An exited session holds no process: it keeps its exit code until closed, but not a slot.
-    const running = mine.filter((e) => e.session.state() === 'running');
-    if (running.length + opening.length >= MAX_SESSIONS_PER_OWNER) {
-      throw new DshError(
-        'TERMINAL_LIMIT',
-        `You have ${running.length + opening.length} running terminals (the limit); close one first.`,
-      );
-    }
-    if (name !== null && (mine.some((e) => e.name === name) || opening.some((p) => p.name === name))) {
-      throw new DshError(
-        'TERMINAL_NAME_TAKEN',
-        `You already have a terminal named "${name}"; pick another name or close it.`,
-        {
-          data: { name },
-        },
-      );
-    }
+    checkSlot(
+      mine,
+      [...(this.pending.get(owner) ?? [])].filter((p) => !p.cancelled),
+      name,
+    );
   }
 
   private find(owner: Owner, id: TerminalId | string): Entry {
