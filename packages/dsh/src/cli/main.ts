@@ -41,6 +41,19 @@ const connectOption = (): Option =>
 const logDirOption = (): Option =>
   new Option('--log-dir <dir>', 'session log root (default ~/.dsh/sessions)').argParser(directory);
 
+/** The composition options `dsh mcp` and `dsh web` share (preset, workspace, sandbox, network). */
+function servedOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--preset <preset>', 'base, full or minimal').argParser(presetName).default('full'))
+    .addOption(new Option('--workspace <dir>', 'workspace root (default: the current directory)').argParser(directory))
+    .addOption(
+      new Option('--sandbox <mode>', 'read-only, workspace-write or danger-full-access')
+        .argParser(sandboxMode)
+        .default('workspace-write'),
+    )
+    .option('--network', 'allow the network inside the sandbox');
+}
+
 /** Runs the CLI with `argv` (without node and script); resolves to the exit status. */
 export async function main(argv: string[]): Promise<number> {
   let status = 0;
@@ -80,17 +93,8 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (words: string[], opts: RunOptions) => {
       status = misplacedConnect(program) ?? (await runCommand(words, opts));
     });
-  program
-    .command('mcp')
+  servedOptions(program.command('mcp'))
     .description('serve a preset over MCP stdio (one connection = one agent)')
-    .addOption(new Option('--preset <preset>', 'base, full or minimal').argParser(presetName).default('full'))
-    .addOption(new Option('--workspace <dir>', 'workspace root (default: the current directory)').argParser(directory))
-    .addOption(
-      new Option('--sandbox <mode>', 'read-only, workspace-write or danger-full-access')
-        .argParser(sandboxMode)
-        .default('workspace-write'),
-    )
-    .option('--network', 'allow the network inside the sandbox')
     .addOption(
       new Option('--yield-ms <ms>', 'a foreground bash still running after this long becomes a background job')
         .argParser(positiveInt)
@@ -107,8 +111,7 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (opts: McpOptions) => {
       status = misplacedConnect(program) ?? (await serveCommand(opts));
     });
-  program
-    .command('web')
+  servedOptions(program.command('web'))
     .description('serve a composition for a person in a browser: terminals, commands, jobs and the session log, live')
     .addOption(new Option('--port <port>', 'port to listen on (default: a free one)').argParser(portNumber))
     .addOption(
@@ -116,14 +119,6 @@ export async function main(argv: string[]): Promise<number> {
         .argParser(listenHost)
         .default('127.0.0.1'),
     )
-    .addOption(new Option('--preset <preset>', 'base, full or minimal').argParser(presetName).default('full'))
-    .addOption(new Option('--workspace <dir>', 'workspace root (default: the current directory)').argParser(directory))
-    .addOption(
-      new Option('--sandbox <mode>', 'read-only, workspace-write or danger-full-access')
-        .argParser(sandboxMode)
-        .default('workspace-write'),
-    )
-    .option('--network', 'allow the network inside the sandbox')
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
     .addOption(connectOption())

@@ -173,7 +173,7 @@ const shell = (r: Rig) => r.dsh.ctx.shell as NonNullable<Rig['dsh']['ctx']['shel
 const jobs = (r: Rig) => r.dsh.ctx.jobs as NonNullable<Rig['dsh']['ctx']['jobs']>;
 
 /** Opens a terminal, observes `fn` on it, closes it. */
-async function withTerminal(
+export async function withTerminal(
   r: Parameters<BadInput['run']>[0],
   fn: (t: Terminals, id: string) => unknown,
 ): Promise<string> {

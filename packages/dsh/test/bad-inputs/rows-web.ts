@@ -5,20 +5,7 @@
 import { createOwner } from '@dsh/core';
 import { serveWeb } from '@dsh/web';
 import { type BadInput, thrown } from './observe.js';
-
-type Rig = Parameters<BadInput['run']>[0];
-type Terminals = NonNullable<Rig['dsh']['ctx']['terminals']>;
-
-/** Opens a terminal, observes `fn` on it, closes it. */
-async function withTerminal(r: Rig, fn: (t: Terminals, id: string) => unknown): Promise<string> {
-  const t = r.dsh.ctx.terminals as Terminals;
-  const { id } = await t.open(r.agent, { type: 'shell' });
-  try {
-    return await thrown(() => fn(t, id));
-  } finally {
-    await t.close(r.agent, id);
-  }
-}
+import { withTerminal } from './rows-services.js';
 
 export const WEB_ROWS: BadInput[] = [
   {

@@ -1,6 +1,6 @@
 /**
- * Lazy loading of `@xterm/headless`: one-shot users never load a terminal emulator; the first
- * terminal does, once.
+ * Lazy loading of `@xterm/headless` (and of its serializer, for watchers): one-shot users never
+ * load a terminal emulator; the first terminal does, once. A failed load is tried again next time.
  */
 import { DshError } from '@dsh/core';
 import type * as Serialize from '@xterm/addon-serialize';
@@ -12,38 +12,34 @@ export type XtermModule = typeof Xterm;
 /** The addon that writes a screen out as terminal sequences (for watchers). */
 export type SerializeModule = typeof Serialize;
 
-let loading: Promise<XtermModule> | undefined;
+/** A module loaded on first use; its failure is a DshError `code` saying what to install. */
+function lazy<T>(load: () => Promise<unknown>, code: string, what: string): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => {
+    loading ??= load().then(
+      (mod) => (mod as { default?: T }).default ?? (mod as T),
+      (error: unknown) => {
+        loading = undefined;
+        const why = error instanceof Error ? error.message : String(error);
+        throw new DshError(code, `${what} could not be loaded (${why}); install it to use terminals.`, {
+          cause: error,
+        });
+      },
+    );
+    return loading;
+  };
+}
 
 /** @throws DshError `TERMINAL_UNAVAILABLE` (rejection) when the emulator cannot be loaded. */
-export function loadXterm(): Promise<XtermModule> {
-  loading ??= import('@xterm/headless').then(
-    (mod) => (mod as unknown as { default?: XtermModule }).default ?? mod,
-    (error: unknown) => {
-      loading = undefined;
-      throw new DshError(
-        'TERMINAL_UNAVAILABLE',
-        `the terminal emulator @xterm/headless could not be loaded (${error instanceof Error ? error.message : String(error)}); install it to use terminals.`,
-        { cause: error },
-      );
-    },
-  );
-  return loading;
-}
-
-let loadingSerialize: Promise<SerializeModule> | undefined;
+export const loadXterm: () => Promise<XtermModule> = lazy(
+  () => import('@xterm/headless'),
+  'TERMINAL_UNAVAILABLE',
+  'the terminal emulator @xterm/headless',
+);
 
 /** @throws DshError `TERMINAL_WATCH_UNSUPPORTED` (rejection) when the serializer cannot be loaded. */
-export function loadSerialize(): Promise<SerializeModule> {
-  loadingSerialize ??= import('@xterm/addon-serialize').then(
-    (mod) => (mod as unknown as { default?: SerializeModule }).default ?? mod,
-    (error: unknown) => {
-      loadingSerialize = undefined;
-      throw new DshError(
-        'TERMINAL_WATCH_UNSUPPORTED',
-        `@xterm/addon-serialize could not be loaded (${error instanceof Error ? error.message : String(error)}); install it to watch terminals.`,
-        { cause: error },
-      );
-    },
-  );
-  return loadingSerialize;
-}
+export const loadSerialize: () => Promise<SerializeModule> = lazy(
+  () => import('@xterm/addon-serialize'),
+  'TERMINAL_WATCH_UNSUPPORTED',
+  '@xterm/addon-serialize (what lets a page watch a terminal)',
+);
