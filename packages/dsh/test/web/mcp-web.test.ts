@@ -1,8 +1,9 @@
 /**
  * `dsh mcp --web`: a person watches the composition an MCP client drives. Opening the URL shows
  * the open terminals' screens with no click, a terminal opened later appears by itself, a
- * `terminal_send` made through MCP shows on the page, the session log grows there, and typing
- * is refused while the page is read-only (the default); `--web-input` lets it type. The web
+ * `terminal_send` made through MCP shows on the page, the agent's background job shows with its
+ * output growing, the session log grows there, and typing is refused while the page is
+ * read-only (the default), by the page and by the server; `--web-input` lets it type. The web
  * server stops with the MCP server.
  */
 import { get } from 'node:http';
@@ -72,6 +73,21 @@ describe('dsh mcp --web', () => {
     // A terminal opened later appears by itself.
     const second = await terminalOpen(c);
     await page.waitForSelector(`[data-terminal-id="${second}"] .xterm-rows`);
+    // The agent's background job shows, its output growing.
+    const job = await c.client.callTool({
+      name: 'bash',
+      arguments: { command: 'for i in $(seq 1 30); do echo agent-tick-$i; sleep 0.2; done', run_in_background: true },
+    });
+    const jobId = (job.structuredContent as { job_id: string }).job_id;
+    const jobOutput = `[data-job-output="${jobId}"]`;
+    await waitFor(async () =>
+      (await page.$eval(jobOutput, (e) => e.textContent).catch(() => ''))?.includes('agent-tick-1'),
+    );
+    expect(await page.$eval(jobOutput, (e) => e.textContent)).not.toContain('agent-tick-30');
+    await waitFor(
+      async () => (await page.$eval(jobOutput, (e) => e.textContent))?.includes('agent-tick-5'),
+      'it to grow',
+    );
     // The session log grows on the page: the MCP calls are there.
     await waitFor(
       async () =>
