@@ -40,7 +40,7 @@ function hello(message) {
   document.body.dataset.input = String(message.input);
   for (const id of ['open-terminal', 'command', 'background', 'run'])
     document.getElementById(id).disabled = !message.input;
-  terminals.setInput(message.input);
+  terminals.setInput(message.input, message.agent);
   jobs.setInput(message.input);
 }
 
@@ -86,7 +86,10 @@ function connect() {
   });
 }
 
-document.getElementById('open-terminal').addEventListener('click', () => send({ type: 'open' }));
+document.getElementById('open-terminal').addEventListener('click', () => {
+  terminals.focusNext = true;
+  send({ type: 'open' });
+});
 document.getElementById('run-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const input = document.getElementById('command');
@@ -97,6 +100,7 @@ document.getElementById('run-form').addEventListener('submit', (event) => {
   results.started(ref, command, background);
   send({ type: 'run', ref, command, background });
   input.value = '';
+  document.getElementById('background').checked = false; // each command says again where it runs
 });
 
 connect();

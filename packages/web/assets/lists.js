@@ -100,6 +100,28 @@ export class Results {
   }
 }
 
+/** Keys as a person reads them: Enter as ⏎ and a line break, Ctrl-C as ^C, other control keys as ^X. */
+function readableKeys(keys) {
+  let out = '';
+  for (const c of String(keys ?? '')) {
+    const code = c.charCodeAt(0);
+    if (c === '\r') out += '⏎\n';
+    else if (code === 0x1b) out += '⎋';
+    else if (code === 0x7f) out += '⌫';
+    else if (code < 0x20 && c !== '\n' && c !== '\t') out += `^${String.fromCharCode(code + 64)}`;
+    else out += c;
+  }
+  return out;
+}
+
+/** Why a send came back, in words. */
+const REASONS = {
+  stdin_read: 'ready',
+  inferred_idle: 'quiet',
+  timeout: 'still running',
+  session_exited: 'the shell exited',
+};
+
 function summary(record) {
   const time = typeof record.ts === 'string' ? record.ts.slice(11, 19) : '';
   const who = record.agent ? ` ${record.agent}` : '';
@@ -107,9 +129,9 @@ function summary(record) {
     case 'tool_call':
       return `${time}${who} → ${record.tool} ${JSON.stringify(record.args ?? {}).slice(0, 160)}${record.is_error ? ' (error)' : ''}`;
     case 'terminal_send':
-      return `${time}${who} ⌨ ${record.terminal_id} ${JSON.stringify(record.input ?? '').slice(0, 160)} (${record.reason})`;
+      return `${time}${who} ⌨ ${record.terminal_id} ${JSON.stringify(record.input ?? '').slice(0, 160)} (${REASONS[record.reason] ?? record.reason})`;
     case 'terminal_keys':
-      return `${time}${who} ⌨ ${record.terminal_id} typed by a person: ${JSON.stringify(record.input ?? '').slice(0, 160)}`;
+      return `${time}${who} ⌨ ${record.terminal_id} typed by a person: ${readableKeys(record.input).replace(/\n/g, ' ').slice(0, 160)}`;
     case 'job_end':
       return `${time}${who} ■ ${record.job_id} ${record.state}: ${String(record.title ?? '').slice(0, 120)}`;
     default:
@@ -122,7 +144,10 @@ export class Log {
   add(records) {
     const box = document.getElementById('log-list');
     for (const record of records) {
-      const body = record.text ?? record.output ?? record.input ?? '';
+      const body =
+        record.type === 'terminal_keys'
+          ? readableKeys(record.input)
+          : (record.text ?? record.output ?? record.input ?? '');
       const item = el(
         'details',
         { class: 'record', 'data-log-type': record.type ?? '' },

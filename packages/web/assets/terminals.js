@@ -26,6 +26,8 @@ export class Terminals {
     this.ackTimer = null;
     this.input = false;
     this.toldReadOnly = 0;
+    /** Set by the New terminal button: the next terminal to appear gets the keyboard. */
+    this.focusNext = false;
   }
 
   /** The list changed: panels for new terminals, none for closed ones. */
@@ -38,6 +40,11 @@ export class Terminals {
       if (!panel) {
         panel = this.create(row.id);
         box.append(panel.root);
+        if (this.focusNext && row.owner === this.me) {
+          this.focusNext = false;
+          panel.root.scrollIntoView({ block: 'nearest' });
+          panel.term.focus();
+        }
       }
       const state =
         row.state === 'exited'
@@ -63,15 +70,15 @@ export class Terminals {
     const screen = el('div', { class: 'screen', 'data-screen': id });
     const root = el(
       'div',
-      { class: 'terminal', 'data-terminal-id': id },
-      el('div', { class: 'terminal-head' }, title, close),
+      { class: 'dsh-terminal', 'data-terminal-id': id },
+      el('div', { class: 'dsh-terminal-head' }, title, close),
       screen,
     );
     const term = new window.Terminal({
       cols: 120,
       rows: 40,
       scrollback: 1000,
-      fontSize: 13,
+      fontSize: 12,
       fontFamily: 'DejaVu Sans Mono, ui-monospace, monospace',
       convertEol: false,
       screenReaderMode: false,
@@ -128,8 +135,9 @@ export class Terminals {
     this.acks.clear();
   }
 
-  setInput(input) {
+  setInput(input, me) {
     this.input = input;
+    this.me = me;
     for (const panel of this.panels.values()) panel.close.disabled = !input;
   }
 

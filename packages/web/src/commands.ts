@@ -35,6 +35,12 @@ export async function runCommand(
     ? { command: request.command, run_in_background: true }
     : { command: request.command };
   const result = await host.tools.call(agent, 'bash', args);
+  const job = typeof result.data.job_id === 'string' ? result.data.job_id : null;
+  if (request.background && job && !result.isError) {
+    // The tool's own words are for a model (job_output, job_kill): a person has the Jobs panel.
+    const body = `Started job ${job}: its output grows under Jobs, where Kill stops it.`;
+    return { type: 'result', ref: request.ref, text: result.text, body, markers: [], isError: false };
+  }
   const { body, markers } = badged(result.text);
   return { type: 'result', ref: request.ref, text: result.text, body, markers, isError: result.isError };
 }

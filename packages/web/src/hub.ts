@@ -10,7 +10,7 @@ import { Client } from './client.js';
 import { runCommand } from './commands.js';
 import type { WebHost } from './host.js';
 import { KeyQueue } from './keyboard.js';
-import { WEB_LOG_BACKLOG, WEB_TICK_MS } from './limits.js';
+import { WEB_LOG_BACKLOG, WEB_TERMINAL_COLS, WEB_TERMINAL_ROWS, WEB_TICK_MS } from './limits.js';
 import { forPage } from './log-feed.js';
 import { type Look, Looker } from './look.js';
 import { type ClientMessage, clientMessage, type ServerMessage } from './protocol.js';
@@ -37,7 +37,7 @@ export class WebHub {
 
   constructor(
     private readonly host: WebHost,
-    private readonly options: { input: boolean; title: string },
+    private readonly options: { input: boolean; agentName: string; title: string },
   ) {
     this.unsubscribe = host.onLogRecord((written) => {
       const record = forPage(written);
@@ -69,6 +69,7 @@ export class WebHub {
       type: 'hello',
       input: this.options.input,
       title: this.options.title,
+      agent: this.options.agentName,
       facts: {
         preset: dump.preset,
         workspace: config.workspace,
@@ -163,7 +164,7 @@ export class WebHub {
         return;
       }
       case 'open':
-        await this.needTerminals().open(this.me(), { type: 'shell' });
+        await this.needTerminals().open(this.me(), { type: 'shell', cols: WEB_TERMINAL_COLS, rows: WEB_TERMINAL_ROWS });
         return;
       case 'close':
         await terminals?.close(this.terminalOwner(message.id), message.id);
@@ -184,7 +185,7 @@ export class WebHub {
 
   /** The page's own agent, made on first use. */
   private me(): Owner {
-    this.agent ??= this.host.createAgent(this.options.title);
+    this.agent ??= this.host.createAgent(this.options.agentName);
     return this.agent;
   }
 

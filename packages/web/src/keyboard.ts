@@ -3,7 +3,7 @@
  * typing turn: while a model's send holds the terminal they are refused (TERMINAL_BUSY), and
  * while a person types, a model's send is. Ctrl-C is the terminal's cancel: it interrupts
  * whatever runs in the foreground and drops what was typed ahead; at an idle prompt (nothing to
- * interrupt) it is typed as it is, and the shell clears its line.
+ * interrupt) it is typed as it is, and the shell clears its line (see `ctx.terminals.cancel`).
  */
 import type { Owner } from '@dsh/core';
 import type { TerminalService } from '@dsh/terminal';
@@ -58,8 +58,7 @@ export class KeyQueue {
 
   private async interrupt(): Promise<void> {
     try {
-      const result = await this.terminals.cancel(this.owner, this.id, { timeoutMs: WEB_KEY_WAIT_MS });
-      if (result === null) this.write(INTERRUPT); // idle prompt: the shell clears its line
+      await this.terminals.cancel(this.owner, this.id, { timeoutMs: WEB_KEY_WAIT_MS, keyboard: true });
     } catch (error) {
       this.refused(error);
     }

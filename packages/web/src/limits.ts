@@ -30,3 +30,6 @@ export const WEB_COMMAND_MAX_CHARS = 16 * 1024;
 export const WEB_SOCKET_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
 /** How long closing the server lets a page's socket take its close frame before it is cut. */
 export const WEB_CLOSE_GRACE_MS = 200;
+/** The size of a terminal opened from the page: it fits a laptop's browser window beside the other panels. */
+export const WEB_TERMINAL_COLS = 100;
+export const WEB_TERMINAL_ROWS = 30;

@@ -54,6 +54,8 @@ export type ServerMessage =
       type: 'hello';
       input: boolean;
       title: string;
+      /** The name of the agent this page acts as (its own terminals and commands). */
+      agent: string;
       facts: { preset: unknown; workspace: unknown; sandbox: unknown; world: unknown; log: boolean };
     }
   | { type: 'terminals'; list: TerminalRow[] }

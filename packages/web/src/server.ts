@@ -32,6 +32,8 @@ export interface WebOptions {
   input?: boolean;
   /** The name of the agent the page acts as (its terminals and commands). @default 'web' */
   agentName?: string;
+  /** What the page's header calls this composition. @default 'dsh web' */
+  title?: string;
   /** The access token; a random one unless given (tests). @default 24 random bytes, hex */
   token?: string;
 }
@@ -72,7 +74,11 @@ export async function serveWeb(options: WebOptions): Promise<WebServer> {
   }
   let bound = port;
   const http = createServer(pageHandler(token, listenHost, () => bound));
-  const hub = new WebHub(options.host, { input: options.input ?? true, title: options.agentName ?? 'web' });
+  const hub = new WebHub(options.host, {
+    input: options.input ?? true,
+    agentName: options.agentName ?? 'web',
+    title: options.title ?? 'dsh web',
+  });
   const wss = new WebSocketServer({ noServer: true, maxPayload: WEB_MESSAGE_MAX_BYTES });
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const parts = splitPath(req.url);

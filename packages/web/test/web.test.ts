@@ -61,6 +61,14 @@ describe('keystrokes', () => {
     await waitFor(() => sleepers(token).size === 0, 'Ctrl-C to end the sleeper');
     await waitFor(() => terminals.list(me)[0]?.busy === false && terminals.list(me)[0]?.foreground === null);
     expect(terminals.screen(me, id).text).not.toMatch(/^typed-ahead$/m);
+    // At an idle prompt Ctrl-C is typed: the shell drops the half-typed line. Each Ctrl-C is a typed key.
+    const typed: string[] = [];
+    terminals.onType((_o, e) => typed.push(e.input));
+    keys.type('echo half-line\x03');
+    await waitFor(() => typed.some((t) => t.endsWith('\x03')), 'the Ctrl-C in a typing turn');
+    keys.type('echo whole-$((1+1))\r');
+    await waitFor(() => terminals.screen(me, id).text.includes('whole-2'), 'the next command');
+    expect(terminals.screen(me, id).text).not.toMatch(/^half-line/m);
     expect(refused).toEqual([]);
   });
 });

@@ -44,6 +44,7 @@ async function startWeb(dsh: Dsh, options: McpOptions): Promise<WebServer | null
     port: options.webPort ?? 0,
     ...(options.webHost ? { hostname: options.webHost } : {}),
     input: options.webInput === true,
+    title: 'dsh mcp',
   });
   process.stderr.write(
     `dsh mcp: watch in a browser (${options.webInput ? 'input allowed' : 'read-only'}): ${web.url}\n`,

@@ -97,7 +97,8 @@ describe('watching a terminal', () => {
       if (e.kind === 'snapshot') snapshot = e.data;
       else got.push(e.data);
     });
-    expect(snapshot).toContain('$');
+    // The prompt is on the screen by now, or on its way (its text may follow the marker that opened it).
+    await waitFor(() => (snapshot + got.join('')).includes('$'), 'the prompt in what the watcher was told');
     const r = await sh.send('echo watched-$((2+3))');
     expect(r.output.trim()).toBe('watched-5');
     expect(r.commandExitCode).toBe(0);

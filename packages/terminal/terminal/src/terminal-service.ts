@@ -168,11 +168,15 @@ export class TerminalService {
     if (!entry.session.type) {
       throw new DshError('TERMINAL_TYPE_UNSUPPORTED', `Terminal ${entry.id} (type ${entry.type}) takes no typed keys.`);
     }
-    const written = entry.session.type(data);
+    this.turnOf(entry, owner).add(data, entry.session.type(data));
+  }
+
+  /** The terminal's typing turn, begun now when none runs. */
+  private turnOf(entry: Entry, owner: Owner): TypingTurn {
     entry.typing ??= new TypingTurn(owner, entry.id, this.typeListeners, () => {
       entry.typing = null;
     });
-    entry.typing.add(data, written);
+    return entry.typing;
   }
 
   /** Calls `listener` when a person's typing turn ends, with the keys typed in it. Returns the unsubscribe. */
@@ -191,17 +195,33 @@ export class TerminalService {
    * Interrupts whatever runs in the foreground — with or without a send in flight — like Ctrl-C
    * at a real terminal (typed-ahead input is discarded), and waits for the terminal to be ready
    * again. Resolves with that result (a send in flight settles with it too), or null when nothing
-   * runs: the shell is idle at its prompt.
+   * runs: the shell is idle at its prompt. `keyboard: true` is a person's Ctrl-C: a key of their
+   * typing turn (told to the typing listeners, e.g. the session log, as `\x03`), typed as it is
+   * when nothing runs.
    * @throws DshError `TERMINAL_NOT_FOUND`, `INVALID_ARGUMENT` (a bad wait).
    */
   async cancel(
     owner: Owner,
     id: TerminalId | string,
-    options: { timeoutMs?: number } = {},
+    options: { timeoutMs?: number; keyboard?: boolean } = {},
   ): Promise<SendResult | null> {
     const entry = this.find(owner, id);
     const wait = checkWait(options.timeoutMs ?? DEFAULT_CANCEL_WAIT_MS);
-    entry.typing?.end(); // Ctrl-C ends a person's typing turn too
+    if (options.keyboard !== true) {
+      entry.typing?.end(); // a model's cancel ends a person's typing turn too
+      return this.interrupt(entry, wait);
+    }
+    // A person's Ctrl-C is a key of their typing turn: it interrupts what runs; at an idle
+    // prompt (nothing to interrupt) it is typed as it is, and the shell clears its line.
+    const turn = this.turnOf(entry, owner);
+    turn.add('\x03', Promise.resolve());
+    const result = await this.interrupt(entry, wait);
+    if (result === null && entry.session.type) turn.add('', entry.session.type('\x03'));
+    return result;
+  }
+
+  /** The session's cancel; its wait holds the terminal like a send. */
+  private async interrupt(entry: Entry, wait: number): Promise<SendResult | null> {
     const cancelling = entry.session.cancel(wait);
     if (entry.sending) return cancelling; // the send in flight settles with it
     // The cancel's own wait holds the terminal like a send: another send meanwhile is TERMINAL_BUSY.
