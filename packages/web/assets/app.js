@@ -32,8 +32,10 @@ const status = document.getElementById('status');
 
 function hello(message) {
   const f = message.facts;
+  document.querySelector('h1').textContent = message.title;
+  document.title = message.title;
   document.getElementById('facts').textContent =
-    `${message.title} · preset ${f.preset} · workspace ${f.workspace} · sandbox ${f.sandbox} · world ${f.world}${f.log ? '' : ' · no session log'}`;
+    `preset ${f.preset} · workspace ${f.workspace} · sandbox ${f.sandbox} · world ${f.world}${f.log ? '' : ' · no session log'}`;
   const mode = document.getElementById('mode');
   mode.textContent = message.input ? 'input allowed' : 'read-only';
   mode.className = message.input ? 'badge warn' : 'badge';
