@@ -74,7 +74,7 @@ export class BashTerminalBackend implements TerminalBackend {
         graceMs: this.config.graceMs,
       });
     } catch (error) {
-      rc.remove();
+      await rc.remove();
       release();
       throw error;
     }
@@ -87,7 +87,7 @@ export class BashTerminalBackend implements TerminalBackend {
       release,
     );
     const ready = await session.firstPrompt(this.config.openTimeoutMs);
-    rc.remove(); // read at start-up; the nonce no longer needs to exist on disk
+    await rc.remove(); // read at start-up; the nonce no longer needs to exist on disk
     if (ready) return session;
     const why = session.state() === 'exited' ? 'bash exited before its first prompt' : 'bash showed no prompt in time';
     try {

@@ -31,13 +31,13 @@ export function rcText(nonce: string): string {
 /**
  * Writes the rc file through `runtime`, in the world the shell will run in (this machine, a
  * sandbox world, a remote one), into a fresh private directory under that world's temp dir;
- * `remove` deletes both (best effort, in the background).
+ * `remove` deletes both (best effort; it resolves once the removal ran).
  * @throws DshError `TERMINAL_START_FAILED` (rejection) when it cannot be written there.
  */
 export async function writeRcFile(
   runtime: SubprocessRuntime,
   nonce: string,
-): Promise<{ path: string; remove(): void }> {
+): Promise<{ path: string; remove(): Promise<void> }> {
   const h = runtime.spawn(smallSpec(['sh', '-c', RC_WRITER], { maxBytes: RC_WRITER_OUTPUT_BYTES, stdin: 'pipe' }));
   h.stdin?.on('error', () => undefined); // a writer that failed is told by its exit
   h.stdin?.end(rcText(nonce));
@@ -49,8 +49,13 @@ export async function writeRcFile(
   }
   return {
     path: `${dir}/bashrc`,
-    remove: () => {
-      void runtime.spawn(smallSpec(['rm', '-rf', '--', dir], { maxBytes: RC_WRITER_OUTPUT_BYTES })).done;
+    // Awaited: a composition disposed right after an open would otherwise end the rm before it ran.
+    remove: async () => {
+      try {
+        await runtime.spawn(smallSpec(['rm', '-rf', '--', dir], { maxBytes: RC_WRITER_OUTPUT_BYTES })).done;
+      } catch {
+        // best effort: a runtime that is gone took its world (and the file) with it, or cannot say
+      }
     },
   };
 }
