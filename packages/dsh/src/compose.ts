@@ -162,7 +162,9 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   const preset = options.preset ?? 'base';
   const config = resolveDshConfig(options.config);
   const world =
-    config.world.kind === 'remote' ? await openRemoteWorld(config.world, config.subprocess.containment) : null;
+    config.world.kind === 'remote'
+      ? await openRemoteWorld(config.world, config.subprocess.containment === 'session' ? 'session' : 'auto')
+      : null;
   let output: OutputPlace;
   let composition: Composition;
   try {

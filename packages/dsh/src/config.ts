@@ -38,8 +38,12 @@ export interface DshConfig {
   shell?: Omit<LocalBashConfig, 'cwd' | 'bash'>;
   /** ctx.jobs limits. @default the service's defaults */
   jobs?: JobServiceOptions;
-  /** Process-tree tracking of ctx.subprocess. @default { containment: 'auto' } */
-  subprocess?: { containment?: 'auto' | 'session' };
+  /**
+   * Process-tree tracking of ctx.subprocess: `auto` gives each tree a cgroup (moved in as the spawn
+   * returns), `strict` has each child born inside its cgroup (a host killed at any moment leaves
+   * nothing; slower per spawn), `session` uses process groups only. @default { containment: 'auto' }
+   */
+  subprocess?: { containment?: 'auto' | 'strict' | 'session' };
   /** Decides escalation requests. @default none (escalations are denied) */
   approver?: Approver;
   /** Keep the session log under this root (`<dir>/<YYYY-MM-DD>/<session>/session.jsonl`). @default off */
@@ -78,7 +82,7 @@ export interface ResolvedDshConfig {
   sandbox: { mode: SandboxMode; network: boolean; bwrapPath: string | undefined };
   shell: Omit<LocalBashConfig, 'cwd' | 'bash'>;
   jobs: JobServiceOptions;
-  subprocess: { containment: 'auto' | 'session' };
+  subprocess: { containment: 'auto' | 'strict' | 'session' };
   approver: Approver | null;
   sessionLog: { dir: string } | null;
   output: Required<OutputConfig>;
@@ -164,7 +168,7 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   if (sandbox.bwrapPath !== undefined && (typeof sandbox.bwrapPath !== 'string' || !isAbsolute(sandbox.bwrapPath))) {
     invalid('sandbox.bwrapPath', 'must be an absolute path');
   }
-  const subprocess = objectOr<{ containment?: 'auto' | 'session' }>(c.subprocess, 'subprocess', {});
+  const subprocess = objectOr<{ containment?: 'auto' | 'strict' | 'session' }>(c.subprocess, 'subprocess', {});
   if (c.approver !== undefined && typeof c.approver !== 'function') invalid('approver', 'must be an async function');
   const sessionLog =
     c.sessionLog === undefined ? null : objectOr<{ dir: string }>(c.sessionLog, 'sessionLog', { dir: '' });

@@ -75,7 +75,10 @@ describe('crash containment', () => {
   it('kill -9 of `dsh run` and of `dsh mcp` leaves nothing running', async () => {
     const { workspace, token } = fresh();
     const cli = run([CLI, 'run', '--no-log', '--', `setsid sleep 1${token} & sleep 2${token}`], workspace);
-    await waitFor(() => sleepers(token).size === 2, 'dsh run to start its command');
+    // Killed the moment its command has forked: nothing it started may be caught outside its tree then.
+    const deadline = Date.now() + 20_000;
+    while (sleepers(token).size < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    expect(sleepers(token).size).toBe(2);
     cli.kill('SIGKILL');
     await waitFor(() => sleepers(token).size === 0, 'the command of a killed dsh run to end');
 

@@ -34,6 +34,9 @@ export async function runCommand(words: string[], options: RunOptions): Promise<
     preset: 'base',
     config: {
       sandbox: { mode: options.sandbox ?? 'danger-full-access' },
+      // One command: it is born inside its cgroup, so a kill -9 of dsh run at any moment ends it
+      // too (with `auto`, what it forked before the move could outlive a host killed just then).
+      subprocess: { containment: 'strict' },
       ...(sessionLog ? { sessionLog } : {}),
       ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
     },
