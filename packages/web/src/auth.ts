@@ -45,9 +45,7 @@ export function hostAllowed(req: IncomingMessage, listenHost: string, port: numb
   const host = req.headers.host ?? '';
   const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host);
   if (!match) return false;
-  return LOOPBACK_NAMES.has((match[1] as string).toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(match[1] as string)
-    ? Number(match[2] ?? 80) === port
-    : false;
+  return isLoopback((match[1] as string).toLowerCase()) && Number(match[2] ?? 80) === port;
 }
 
 /** Whether a WebSocket's `Origin` is the page's own (the origin its `Host` names). */

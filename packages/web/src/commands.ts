@@ -39,8 +39,8 @@ export async function runCommand(
   if (request.background && job && !result.isError) {
     // The tool's own words are for a model (job_output, job_kill): a person has the Jobs panel.
     const body = `Started job ${job}: its output grows under Jobs, where Kill stops it.`;
-    return { type: 'result', ref: request.ref, text: result.text, body, markers: [], isError: false };
+    return { type: 'result', ref: request.ref, body, markers: [], isError: false };
   }
   const { body, markers } = badged(result.text);
-  return { type: 'result', ref: request.ref, text: result.text, body, markers, isError: result.isError };
+  return { type: 'result', ref: request.ref, body, markers, isError: result.isError };
 }

@@ -64,5 +64,5 @@ export type ServerMessage =
   | { type: 'jobs'; list: JobRow[] }
   | { type: 'job_output'; id: string; text: string; omitted: number }
   | { type: 'log'; records: Array<Record<string, unknown>> }
-  | { type: 'result'; ref: string; text: string; body: string; markers: string[]; isError: boolean }
+  | { type: 'result'; ref: string; body: string; markers: string[]; isError: boolean }
   | { type: 'notice'; level: 'info' | 'error'; text: string; code?: string; id?: string };

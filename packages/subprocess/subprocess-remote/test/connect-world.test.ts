@@ -6,6 +6,7 @@
 import { appendFileSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { smallSpec } from '@dsh/subprocess';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support.js';
@@ -39,15 +40,7 @@ describe('connectWorld', () => {
     await first.runtime.dispose();
     const second = await connectWorld(channel, via, { cwd: '/' });
     expect(second.boot).toBe('cached');
-    const h = second.runtime.spawn({
-      argv: ['echo', 'far'],
-      cwd: '/',
-      env: {},
-      stdin: { kind: 'ignore' },
-      stdout: { kind: 'collect', maxBytes: 1024 },
-      stderr: { kind: 'collect', maxBytes: 1024 },
-      graceMs: 500,
-    });
+    const h = second.runtime.spawn(smallSpec(['echo', 'far'], { maxBytes: 1024, graceMs: 500 }));
     await h.done;
     expect(h.stdoutReader?.read(0).text).toBe('far\n');
     await second.runtime.dispose();

@@ -152,8 +152,9 @@ export class TerminalService {
 
   /**
    * Keystrokes from a person at the keyboard, written as they are (no Enter added, no wait): a
-   * typing turn that holds the terminal like a send until {@link TYPING_HOLD_MS} pass without a
-   * key. What they print reaches the owner's next send as `earlier`. Ctrl-C belongs to `cancel`.
+   * typing turn that holds the terminal like a send until every key is written and
+   * {@link TYPING_HOLD_MS} passed without a new one. What they print reaches the owner's next send
+   * as `earlier`. A person's Ctrl-C is `cancel(…, { keyboard: true })`.
    * @throws DshError `TERMINAL_NOT_FOUND`, `TERMINAL_BUSY` (a send holds the terminal),
    *   `INVALID_ARGUMENT` (empty, or longer than MAX_TYPE_CHARS), `TERMINAL_TYPE_UNSUPPORTED`.
    */
