@@ -15,7 +15,7 @@ function summary(response: Message): string {
   return result.isError ? `tool error ${result.structuredContent?.error?.code ?? '?'}` : 'result';
 }
 
-/** Sends a line, then a ping: the answer to the line (by id, or the null-id error it earns) and the ping's. */
+/** Sends a line, then a ping: the answer to the line (by id, or the null-id error it earns) and the ping's; a missing answer reads "no answer". */
 async function exchange(r: Parameters<BadInput['run']>[0], line: string, id: number | null): Promise<string> {
   const raw = await r.mcp();
   const seen = raw.lines.length;
@@ -23,10 +23,12 @@ async function exchange(r: Parameters<BadInput['run']>[0], line: string, id: num
   const ping = nextId++;
   raw.send({ jsonrpc: '2.0', id: ping, method: 'ping' });
   const pong = await raw.response(ping);
+  // An error without an id is the parser's, told before the ping is read; a request with an id
+  // may be answered after the ping (a tool call runs its handler first): wait for it.
   const answer =
     id === null
       ? raw.lines.slice(seen).find((l) => l.id === null || l.id === undefined)
-      : raw.lines.slice(seen).find((l) => l.id === id);
+      : await raw.response(id).catch(() => undefined);
   return `${answer ? summary(answer) : 'no answer'}; then ping ${pong.error ? 'failed' : 'answered'}`;
 }
 

@@ -1,6 +1,6 @@
 /**
- * What the session hears from the parser: prompt markers (OSC 133) and the shell accepting a
- * line (bracketed paste off), where the cursor is; the scrollback about to be erased; and the
+ * What the session hears from the parser: prompt markers (OSC 133), the shell starting to read a
+ * line (bracketed paste on) and accepting it (off), where the cursor is; the scrollback about to be erased; and the
  * answers a real terminal gives that xterm does not (colour queries). A full reset (ESC c) is
  * done as its effect on modes and screen, so positions keep their buffers.
  */
@@ -24,6 +24,10 @@ export function installParserHooks(term: XtermTerminal, screen: HookedScreen, ho
   parser.registerCsiHandler({ prefix: '?', final: 'l' }, (params) => {
     if (params.includes(2004)) hooks.accept(screen.mark());
     return false; // xterm still applies the mode change
+  });
+  parser.registerCsiHandler({ prefix: '?', final: 'h' }, (params) => {
+    if (params.includes(2004)) hooks.ready(screen.mark());
+    return false;
   });
   parser.registerCsiHandler({ final: 'J' }, (params) => {
     if (params[0] === 3) screen.beforeScrollbackErase();

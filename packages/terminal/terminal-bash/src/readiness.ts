@@ -32,6 +32,8 @@ export interface ActiveSend {
   toShell: boolean;
   /** Where the shell accepted the line (paste mode off), once seen. */
   acceptedAt: Mark | null;
+  /** Where the shell's line editor began reading it (paste mode on), when that came after the send began. */
+  readyAt: Mark | null;
   /** The previous send ended without the shell's prompt: a prompt may be owed to it. */
   owed: boolean;
   /** When the foreground was first seen blocked on the terminal with no output after it. */

@@ -23,6 +23,8 @@ export interface ScreenHooks {
   marker(payload: string, at: Mark): void;
   /** The shell accepted a line (bracketed paste switched off), where the cursor is. */
   accept(at: Mark): void;
+  /** The shell's line editor began reading a line (bracketed paste switched on), where the cursor is. */
+  ready(at: Mark): void;
   /** Everything fed so far is parsed. */
   parsed(): void;
 }

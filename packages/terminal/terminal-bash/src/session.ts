@@ -25,6 +25,7 @@ import type {
 } from '@dsh/terminal';
 import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from './config.js';
 import { sendPayload } from './input.js';
+import { LineEditor } from './line-editor.js';
 import { writePaced } from './paced-writer.js';
 import { Poller } from './poller.js';
 import { PromptWatch } from './prompt-watch.js';
@@ -63,6 +64,7 @@ export class BashSession implements TerminalSession {
   /** Where the last send's output ended: what follows was printed while no send waited. */
   private lastEnd: Mark | number = 0;
   private readonly watchers: Watchers;
+  private readonly editor = new LineEditor();
   /** A person's keystrokes, written in order (a paste is paced like a send's input). */
   private typing: Promise<void> = Promise.resolve();
   /** Bumped by a cancel: keys typed before it and not yet written are dropped (Ctrl-C drops typed-ahead input). */
@@ -92,8 +94,17 @@ export class BashSession implements TerminalSession {
         }
       },
       accept: (at) => {
+        this.editor.set(false);
         const a = this.active;
         if (a?.toShell && a.acceptedAt === null) a.acceptedAt = at;
+        else this.view.forget(at);
+      },
+      ready: (at) => {
+        this.editor.set(true);
+        // What the shell printed after its prompt marker and before it read this send's line (a
+        // job's "Done", a prompt hook's output) was printed while no send waited: it is `earlier`.
+        const a = this.active;
+        if (a?.toShell && a.acceptedAt === null && a.readyAt === null) a.readyAt = at;
         else this.view.forget(at);
       },
       parsed: () => this.check(false),
@@ -243,6 +254,7 @@ export class BashSession implements TerminalSession {
       startedAt: Date.now(),
       toShell,
       acceptedAt: null,
+      readyAt: null,
       owed: this.owed,
       waitSeenAt: null,
       writing: true,
@@ -255,14 +267,13 @@ export class BashSession implements TerminalSession {
     };
     this.active = active;
     const caughtUp = this.readerCaughtUp();
-    void writePaced(
-      (chunk) => this.handle.write(chunk),
-      payload,
-      caughtUp,
-      () => this.active !== active || this.exited || active.abandoned,
-    ).then(() => {
-      active.writing = false;
-    });
+    const stopped = (): boolean => this.active !== active || this.exited || active.abandoned;
+    // Input for the prompt is written once the shell reads it, not while its prompt hook still runs.
+    void (toShell ? this.editor.whenReading() : Promise.resolve())
+      .then(() => writePaced((chunk) => this.handle.write(chunk), payload, caughtUp, stopped))
+      .then(() => {
+        active.writing = false;
+      });
     this.poller.hurry();
     this.poller.start();
     return result;
@@ -285,6 +296,7 @@ export class BashSession implements TerminalSession {
     this.shellExit = exitCode;
     this.shellSignal = signal;
     this.prompts.wake();
+    this.editor.wake();
     this.settle('session_exited');
   }
 
@@ -328,13 +340,16 @@ export class BashSession implements TerminalSession {
     else if (redrawn) this.view.forget(redrawn);
     // Without its prompt, the send shows the whole row the cursor is on (the rest of a match, a hint).
     const end: Mark = m ? m.at : this.view.markAt(this.view.cursor().row, Number.POSITIVE_INFINITY);
+    // Output that came after the send began but before the shell read its line belongs to `earlier`.
+    const earlier = a.readyAt ? { ...a.earlier, ...earlierText(this.view, this.lastEnd, a.readyAt) } : a.earlier;
+    if (a.readyAt) this.view.forget(a.readyAt);
     if (typeof this.lastEnd !== 'number') this.view.forget(this.lastEnd);
     this.lastEnd = end;
     this.view.forget(a.start);
     if (a.acceptedAt && a.acceptedAt !== from) this.view.forget(a.acceptedAt);
     const exitCode = m ? (a.emptyLine ? null : m.exitCode) : reason === 'session_exited' ? this.shellExit : null;
     const told = {
-      ...a.earlier,
+      ...earlier,
       atPrompt: m !== null,
       commandLine: commandLine(a, m !== null),
     };

@@ -131,6 +131,16 @@ describe('real programs behind the emulator', () => {
     expect(await sh.send('echo last')).toMatchObject({ earlier: '', output: 'last\n' });
   });
 
+  it('what the shell prints after its prompt marker, before it reads the next line, reaches the next send', async () => {
+    const sh = await (await termRig()).shell();
+    // The prompt hook marks the prompt, then the shell keeps busy itself (no child: it stays the
+    // foreground, so the send settles at the marker) and prints after the next send began.
+    await sh.send(`PROMPT_COMMAND='__dsh_prompt; for i in {1..100000}; do :; done; echo late-$((6 * 7))'`);
+    const next = await sh.send('PROMPT_COMMAND=__dsh_prompt; echo restored');
+    expect(next).toMatchObject({ earlier: 'late-42', output: 'restored\n' });
+    expect(await sh.send('echo last')).toMatchObject({ earlier: '', output: 'last\n' });
+  });
+
   it('exited terminals do not count toward the limit and keep their exit code until closed', async () => {
     const r = await termRig();
     const ids: string[] = [];

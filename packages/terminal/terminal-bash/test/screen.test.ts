@@ -20,6 +20,7 @@ async function screen(transcriptChars = 1_000_000, cols = 40, rows = 10) {
     reply: (d) => replies.push(d),
     marker: (payload, at) => markers.push({ payload, at }),
     accept: () => undefined,
+    ready: () => undefined,
     parsed: () => {
       parsed += 1;
     },
