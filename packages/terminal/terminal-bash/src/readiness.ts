@@ -94,3 +94,33 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
   a.waitSeenAt = null;
   return e.stdinWait === null && e.quietMs >= t.idleSilenceMs ? 'inferred_idle' : null;
 }
+
+/** A send that has just begun: its input (`payload`) not yet written, nothing seen of it yet. */
+export function newActiveSend(
+  at: Pick<ActiveSend, 'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'owed'>,
+  input: { payload: string; cancelled: boolean; earlier: ActiveSend['earlier'] },
+  timer: NodeJS.Timeout,
+): ActiveSend {
+  let resolve!: (r: SendResult) => void;
+  const result = new Promise<SendResult>((r) => {
+    resolve = r;
+  });
+  return {
+    ...at,
+    escape: input.payload.endsWith('\x1b'),
+    continued: false,
+    unsubmitted: !input.cancelled && !input.payload.includes('\r'),
+    shellReading: false,
+    startedAt: Date.now(),
+    acceptedAt: null,
+    readyAt: null,
+    waitSeenAt: null,
+    writing: true,
+    cancelled: input.cancelled,
+    abandoned: false,
+    earlier: input.earlier,
+    timer,
+    result,
+    resolve,
+  };
+}

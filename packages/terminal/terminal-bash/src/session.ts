@@ -27,13 +27,15 @@ import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from 
 import { sendPayload } from './input.js';
 import { LineEditor } from './line-editor.js';
 import { writePaced } from './paced-writer.js';
+import { PersonKeys } from './person-keys.js';
 import { Poller } from './poller.js';
 import { PromptWatch } from './prompt-watch.js';
 import { continuationPayload } from './rcfile.js';
-import { type ActiveSend, commandLine, decide } from './readiness.js';
-import { rewrittenFrom, shoot } from './rewrites.js';
+import { type ActiveSend, commandLine, decide, newActiveSend } from './readiness.js';
+import { shoot } from './rewrites.js';
 import { type Mark, Screen } from './screen.js';
-import { earlierText, type ResultExtras, sendResult, sendText } from './send-text.js';
+import { earlierText, type ResultExtras, sendResult } from './send-text.js';
+import { settledTexts } from './settle.js';
 import { Watchers } from './watchers.js';
 import type { XtermModule } from './xterm-loader.js';
 
@@ -65,10 +67,7 @@ export class BashSession implements TerminalSession {
   private lastEnd: Mark | number = 0;
   private readonly watchers: Watchers;
   private readonly editor = new LineEditor();
-  /** A person's keystrokes, written in order (a paste is paced like a send's input). */
-  private typing: Promise<void> = Promise.resolve();
-  /** Bumped by a cancel: keys typed before it and not yet written are dropped (Ctrl-C drops typed-ahead input). */
-  private typingEpoch = 0;
+  private readonly keys: PersonKeys;
 
   constructor(
     private readonly handle: SubprocessTerminalHandle,
@@ -112,6 +111,10 @@ export class BashSession implements TerminalSession {
     this.prompts = new PromptWatch(nonce, this.view);
     this.watchers = new Watchers(this.view);
     this.continuation = continuationPayload(nonce);
+    this.keys = new PersonKeys(
+      (chunk) => handle.write(chunk),
+      () => this.exited || this.closing !== undefined,
+    );
     handle.output.on('data', (chunk: string) => {
       const now = Date.now();
       // Output after a quiet spell (a prompt, maybe): look soon. A steady stream lets polling slow down.
@@ -180,12 +183,7 @@ export class BashSession implements TerminalSession {
   }
 
   type(data: string): Promise<void> {
-    if (this.exited || this.closing) return Promise.resolve();
-    const epoch = this.typingEpoch;
-    const stopped = (): boolean => this.exited || this.closing !== undefined || this.typingEpoch !== epoch;
-    const caughtUp = this.readerCaughtUp();
-    this.typing = this.typing.then(() => writePaced((chunk) => this.handle.write(chunk), data, caughtUp, stopped));
-    return this.typing;
+    return this.keys.type(data, this.readerCaughtUp());
   }
 
   send(input: SendInput): Promise<SendResult> {
@@ -199,7 +197,7 @@ export class BashSession implements TerminalSession {
   }
 
   async cancel(timeoutMs: number): Promise<SendResult | null> {
-    this.typingEpoch += 1; // a person's keys not yet written are dropped
+    this.keys.drop(); // a person's keys not yet written are dropped
     if (this.exited || this.closing) return this.result('session_exited', '', true);
     const a = this.active;
     if (a) {
@@ -238,33 +236,11 @@ export class BashSession implements TerminalSession {
     const start = this.view.mark();
     const earlier = { ...earlierText(this.view, this.lastEnd, start), previousExitCode: this.lateExit };
     this.lateExit = null;
-    let resolve!: (r: SendResult) => void;
-    const result = new Promise<SendResult>((r) => {
-      resolve = r;
-    });
-    const active: ActiveSend = {
-      startSeq: this.prompts.latest?.seq ?? 0,
-      start,
-      shot: shoot(this.view),
-      emptyLine,
-      escape: payload.endsWith('\x1b'),
-      continued: false,
-      unsubmitted: !cancelled && !payload.includes('\r'),
-      shellReading: false,
-      startedAt: Date.now(),
-      toShell,
-      acceptedAt: null,
-      readyAt: null,
-      owed: this.owed,
-      waitSeenAt: null,
-      writing: true,
-      cancelled,
-      abandoned: false,
-      earlier,
-      timer: setTimeout(() => this.settle('timeout'), timeoutMs),
-      result,
-      resolve,
-    };
+    const active = newActiveSend(
+      { startSeq: this.prompts.latest?.seq ?? 0, start, shot: shoot(this.view), emptyLine, toShell, owed: this.owed },
+      { payload, cancelled, earlier },
+      setTimeout(() => this.settle('timeout'), timeoutMs),
+    );
     this.active = active;
     const caughtUp = this.readerCaughtUp();
     const stopped = (): boolean => this.active !== active || this.exited || active.abandoned;
@@ -276,7 +252,7 @@ export class BashSession implements TerminalSession {
       });
     this.poller.hurry();
     this.poller.start();
-    return result;
+    return active.result;
   }
 
   /** For paced input: whether the reader caught up since the last look (it printed, or it waits on the terminal again). */
@@ -334,33 +310,18 @@ export class BashSession implements TerminalSession {
     this.poller.stop();
     const m = reason === 'stdin_read' ? this.prompts.ownPrompt(a) : null;
     this.owed = m === null && reason !== 'session_exited';
-    let from = a.acceptedAt ?? a.start;
-    const redrawn = this.view.alternate ? null : rewrittenFrom(this.view, a.shot);
-    if (redrawn && this.view.offset(redrawn) < this.view.offset(from)) from = redrawn;
-    else if (redrawn) this.view.forget(redrawn);
-    // Without its prompt, the send shows the whole row the cursor is on (the rest of a match, a hint).
-    const end: Mark = m ? m.at : this.view.markAt(this.view.cursor().row, Number.POSITIVE_INFINITY);
-    // Output that came after the send began but before the shell read its line belongs to `earlier`.
-    const earlier = a.readyAt ? { ...a.earlier, ...earlierText(this.view, this.lastEnd, a.readyAt) } : a.earlier;
-    if (a.readyAt) this.view.forget(a.readyAt);
-    if (typeof this.lastEnd !== 'number') this.view.forget(this.lastEnd);
-    this.lastEnd = end;
-    this.view.forget(a.start);
-    if (a.acceptedAt && a.acceptedAt !== from) this.view.forget(a.acceptedAt);
+    const got = settledTexts(this.view, a, m, this.lastEnd, reason !== 'session_exited');
+    this.lastEnd = got.end;
     const exitCode = m ? (a.emptyLine ? null : m.exitCode) : reason === 'session_exited' ? this.shellExit : null;
-    const told = {
-      ...earlier,
-      atPrompt: m !== null,
-      commandLine: commandLine(a, m !== null),
-    };
-    if (this.view.alternate && reason !== 'session_exited') {
-      const shot = this.view.snapshot();
-      a.resolve(this.result(reason, shot.text, a.cancelled, exitCode, { screen: true, ...told }));
-      return;
-    }
-    const { text, lost } = sendText(this.view, from, end, a.acceptedAt !== null);
-    this.view.forget(from);
-    a.resolve(this.result(reason, text, a.cancelled, exitCode, { omitted: lost, ...told }));
+    a.resolve(
+      this.result(reason, got.text, a.cancelled, exitCode, {
+        ...got.earlier,
+        screen: got.screen,
+        omitted: got.lost,
+        atPrompt: m !== null,
+        commandLine: commandLine(a, m !== null),
+      }),
+    );
   }
 
   private result(

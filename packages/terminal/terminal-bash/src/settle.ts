@@ -1,0 +1,55 @@
+/**
+ * The texts of a send that settled: its output (from where the shell accepted its line, or
+ * where a program began rewriting the screen, to its prompt), or the whole screen while a
+ * full-screen program shows; what was printed before it while no send waited; and where it
+ * ended (the start of what the next send is told as `earlier`). The send's marks are forgotten.
+ */
+import type { PlacedMarker } from './prompt-watch.js';
+import type { ActiveSend } from './readiness.js';
+import { rewrittenFrom } from './rewrites.js';
+import type { Mark, Screen } from './screen.js';
+import { earlierText, sendText } from './send-text.js';
+
+/** What a settled send returns besides its exit facts. */
+export interface SettledTexts {
+  /** Where this send's output ended: later output was printed while no send waited. */
+  end: Mark;
+  earlier: ActiveSend['earlier'];
+  /** The output, or the full screen (`screen`) of a program on the alternate screen. */
+  text: string;
+  screen: boolean;
+  /** Characters of the output the transcript no longer holds. */
+  lost: number;
+}
+
+/**
+ * Reads the texts of `a`, settled at prompt `m` (or without one); `lastEnd` is where the
+ * previous send ended. `showScreen`: a full-screen program's screen stands for the output.
+ */
+export function settledTexts(
+  view: Screen,
+  a: ActiveSend,
+  m: PlacedMarker | null,
+  lastEnd: Mark | number,
+  showScreen: boolean,
+): SettledTexts {
+  let from = a.acceptedAt ?? a.start;
+  const redrawn = view.alternate ? null : rewrittenFrom(view, a.shot);
+  if (redrawn && view.offset(redrawn) < view.offset(from)) from = redrawn;
+  else if (redrawn) view.forget(redrawn);
+  // Without its prompt, the send shows the whole row the cursor is on (the rest of a match, a hint).
+  const end: Mark = m ? m.at : view.markAt(view.cursor().row, Number.POSITIVE_INFINITY);
+  // Output that came after the send began but before the shell read its line belongs to `earlier`.
+  const earlier = a.readyAt ? { ...a.earlier, ...earlierText(view, lastEnd, a.readyAt) } : a.earlier;
+  if (a.readyAt) view.forget(a.readyAt);
+  if (typeof lastEnd !== 'number') view.forget(lastEnd);
+  view.forget(a.start);
+  if (a.acceptedAt && a.acceptedAt !== from) view.forget(a.acceptedAt);
+  if (view.alternate && showScreen) {
+    view.forget(from);
+    return { end, earlier, text: view.snapshot().text, screen: true, lost: 0 };
+  }
+  const { text, lost } = sendText(view, from, end, a.acceptedAt !== null);
+  view.forget(from);
+  return { end, earlier, text, screen: false, lost };
+}
