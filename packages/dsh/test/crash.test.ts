@@ -82,24 +82,25 @@ describe('crash containment', () => {
     cli.kill('SIGKILL');
     await waitFor(() => sleepers(token).size === 0, 'the command of a killed dsh run to end');
 
-    const mcp = run([CLI, 'mcp', '--no-log', '--workspace', workspace], workspace);
-    const send = (msg: object) => mcp.stdin?.write(`${JSON.stringify(msg)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'bash', arguments: { command: `sleep 3${token}`, run_in_background: true } },
-    });
-    await waitFor(() => sleepers(token).size === 1, 'dsh mcp to start a background job');
-    mcp.kill('SIGKILL');
-    await waitFor(() => sleepers(token).size === 0, 'the job of a killed dsh mcp to end');
+    // In its sandbox world (the default), and unconfined, where commands are the host's own children.
+    for (const sandbox of ['workspace-write', 'danger-full-access']) {
+      const mcp = run([CLI, 'mcp', '--no-log', '--workspace', workspace, '--sandbox', sandbox], workspace);
+      const send = (msg: object) => mcp.stdin?.write(`${JSON.stringify(msg)}\n`);
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const command = `setsid sleep 3${token} & sleep 4${token}`;
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'bash', arguments: { command } } });
+      const by = Date.now() + 20_000;
+      while (sleepers(token).size < 1 && Date.now() < by) await new Promise((r) => setTimeout(r, 1));
+      expect(sleepers(token).size, sandbox).toBeGreaterThan(0);
+      mcp.kill('SIGKILL');
+      await waitFor(() => sleepers(token).size === 0, `the command of a killed dsh mcp (${sandbox}) to end`);
+    }
   });
 
   it('the next start sweeps the cgroup and output directory a dead host left', async () => {

@@ -31,6 +31,9 @@ export function composeServed(options: ServedOptions, defaults: { preset: Preset
     config: {
       ...(options.workspace ? { workspace: options.workspace } : {}),
       sandbox: { mode: options.sandbox ?? 'workspace-write', network: options.network === true },
+      // Each child is born inside its tree's cgroup: a kill -9 of the server at any moment ends what
+      // it started (with `auto`, a command killed just after it forked stayed in the host's nursery).
+      subprocess: { containment: 'strict' },
       ...(sessionLog ? { sessionLog } : {}),
       ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
     },
