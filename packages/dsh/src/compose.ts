@@ -124,7 +124,7 @@ async function remotePlace(world: OpenWorld, config: ResolvedDshConfig): Promise
     ? config.output.dir
     : `${String(world.info.tmpdir ?? '/tmp')}/dsh-${String(world.info.uid ?? 'user')}`;
   config.output.dir = root;
-  const place = new RemoteOutputPlace(root);
+  const place = new RemoteOutputPlace(root, Number(world.info.pid));
   await prepareRemote(world, config.workspace, place);
   return place;
 }

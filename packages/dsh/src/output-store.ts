@@ -57,14 +57,20 @@ export interface OutputPlace {
 
 /**
  * The output directory of a remote world: made, and removed at teardown, on the remote by the
- * world (see world.ts). The disk budget is not enforced there (each spill is still capped).
+ * world (see world.ts). It is named by the remote runtime server's pid, so the next world made
+ * there sweeps it when that server is gone (a lost channel left it). The disk budget is not
+ * enforced there (each spill is still capped).
  */
 export class RemoteOutputPlace implements OutputPlace {
   readonly dir: string;
   readonly spillDir: string;
   readonly editor: string;
-  constructor(root: string) {
-    this.dir = join(root, `run-${process.pid}-${randomBytes(4).toString('hex')}`);
+  /** `root` and `serverPid` are the remote's. */
+  constructor(
+    readonly root: string,
+    serverPid: number,
+  ) {
+    this.dir = join(root, `run-${serverPid}-${randomBytes(4).toString('hex')}`);
     this.spillDir = join(this.dir, 'spill');
     this.editor = join(this.dir, 'bin', 'dsh-no-editor');
   }

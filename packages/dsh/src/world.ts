@@ -135,7 +135,7 @@ export function remoteWorldPlugin(world: OpenWorld, cleanup: { dir: string; keep
 export async function prepareRemote(
   world: OpenWorld,
   workspace: string,
-  place: { spillDir: string; editor: string },
+  place: { root: string; spillDir: string; editor: string },
 ): Promise<void> {
   const ws = await world.run(['test', '-d', workspace]);
   if (ws.exitCode !== 0) {
@@ -145,9 +145,17 @@ export async function prepareRemote(
       { data: { field: 'workspace' } },
     );
   }
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-  const make = 'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$2" > "$3" && chmod 700 "$3"';
-  const made = await world.run(['sh', '-c', make, 'dsh-prepare', place.spillDir, NO_EDITOR_SCRIPT, place.editor]);
+  const made = await world.run([
+    'sh',
+    '-c',
+    `${SWEEP_DEAD_RUNS}; ${MAKE_RUN}`,
+    'dsh-prepare',
+    place.spillDir,
+    NO_EDITOR_SCRIPT,
+    place.editor,
+    place.root,
+    String(world.info.pid),
+  ]);
   if (made.exitCode !== 0) {
     throw new DshError(
       'WORLD_UNAVAILABLE',
@@ -155,3 +163,23 @@ export async function prepareRemote(
     );
   }
 }
+
+/**
+ * Removes the run directories (`$4/run-<pid>-<hex>`) of runtime servers that are gone from the
+ * remote (a channel lost before teardown), but never this server's (`$5`). A pid is alive when
+ * /proc has it, or, without /proc, when `kill -0` reaches it.
+ */
+const SWEEP_DEAD_RUNS = [
+  'for d in "$4"/run-*-*; do',
+  '  [ -d "$d" ] || continue',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
+  '  p=${d##*/run-}; p=${p%%-*}',
+  "  case $p in ''|*[!0-9]*) continue ;; esac",
+  '  [ "$p" = "$5" ] && continue',
+  '  if [ -d /proc/self ]; then [ -d "/proc/$p" ] && continue; else kill -0 "$p" 2>/dev/null && continue; fi',
+  '  rm -rf -- "$d"',
+  'done',
+].join('\n');
+/** Makes the spill directory `$1` and writes the stand-in editor `$2` to `$3`, private to the user. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+const MAKE_RUN = 'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$2" > "$3" && chmod 700 "$3"';

@@ -152,6 +152,15 @@ describe('remote world over ssh', () => {
     const later = await dsh.tools.call(agent, 'bash', { command: 'true' });
     expect((later.data as { error: { code: string } }).error.code).toBe('WORLD_DISCONNECTED');
     expect(later.text).toContain('was lost');
+    // Its output directory on the remote outlived it (no teardown could reach the far side); the
+    // next world made there sweeps it, and keeps its own.
+    const outputDir = (d: Dsh): string => (d.dumpConfig() as { config: { output: { dir: string } } }).config.output.dir;
+    const left = outputDir(dsh);
+    await dsh.dispose();
+    expect(existsSync(left)).toBe(true);
+    const next = await remote('root', 'base');
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(outputDir(next))).toBe(true);
   });
 
   it('the server ends every tree it started when its stdin closes (the channel process killed here)', async () => {
