@@ -4,14 +4,13 @@
  * v1 terminals, given one prompt in a new session; its updates are gathered (message, plan, tool
  * calls) until the prompt ends. A cancel sends `session/cancel`, then the tree is ended.
  */
-import { closeSync, constants, mkdirSync, openSync, realpathSync, writeSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
-import { type Approver, DshError, readRegularText, settleWithin } from '@dsh/core';
+import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { type Approver, DshError, settleWithin } from '@dsh/core';
 import type { ResolvedSandbox } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
+import { filesOf } from './files.js';
 import { AcpTerminals } from './terminals.js';
 
 /** How long a cancelled agent may take to answer its prompt before its tree is ended. */
@@ -37,56 +36,6 @@ export interface TaskContext {
   agentName: string;
   workspace: string;
 }
-
-function within(roots: readonly string[], path: string): boolean {
-  return roots.some((r) => {
-    const rel = relative(r, path);
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  });
-}
-
-/** `path` with every existing part's symlinks resolved (the missing tail kept as written). */
-function realOf(path: string): string {
-  const missing: string[] = [];
-  let at = resolve(path);
-  for (;;) {
-    try {
-      return join(realpathSync(at), ...missing.reverse());
-    } catch {
-      if (at === dirname(at)) return resolve(path);
-      missing.push(basename(at));
-      at = dirname(at);
-    }
-  }
-}
-
-/**
- * The fs rules of the owner's sandbox: reads anywhere, writes inside the writable roots (unless
- * unconfined), judged on the real path (a symlink inside the workspace pointing out does not count).
- */
-function checkWrite(path: string, sandbox: ResolvedSandbox | undefined): string {
-  if (!isAbsolute(path)) throw RequestError.invalidParams({ path }, 'the path must be absolute');
-  const real = realOf(path);
-  if (!sandbox || sandbox.mode === 'danger-full-access') return real;
-  if (sandbox.mode === 'read-only' || !within(sandbox.writableRoots.map(realOf), real)) {
-    throw RequestError.invalidParams({ path }, `writing ${path} is outside what sandbox mode ${sandbox.mode} allows`);
-  }
-  return real;
-}
-
-/** Writes `content` at the checked real path, refusing a symlink swapped in since the check. */
-function writeNoFollow(real: string, content: string): void {
-  mkdirSync(dirname(real), { recursive: true });
-  const fd = openSync(real, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
-  try {
-    writeSync(fd, content);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The most of a file a sub-agent may read at once. */
-export const ACP_MAX_READ_BYTES = 16 * 1024 * 1024;
 
 /** `p`, or an `ACP_TIMEOUT` error saying `what` once `ms` passed. */
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -119,6 +68,7 @@ export async function runAgentTask(
   const stdout = handle.stdout as NonNullable<typeof handle.stdout>;
   stdin.on('error', () => undefined);
   const terminals = new AcpTerminals(task.shell, () => task.sandbox, task.workspace);
+  const files = filesOf(task.runtime);
   const result: AgentTaskResult = { stopReason: 'unknown', message: '', plan: [], toolCalls: [] };
   const calls = new Map<string, { id: string; title: string; status: string }>();
   const app = client({ name: 'dsh' })
@@ -141,21 +91,14 @@ export async function runAgentTask(
       }
     })
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
-      let text: string;
-      try {
-        text = readRegularText(params.path, ACP_MAX_READ_BYTES);
-      } catch (error) {
-        throw RequestError.resourceNotFound(
-          `${params.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-        );
-      }
+      const text = await files.read(params.path);
       if (params.line == null && params.limit == null) return { content: text };
       const lines = text.split('\n');
       const from = Math.max(0, (params.line ?? 1) - 1);
       return { content: lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n') };
     })
     .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
-      writeNoFollow(checkWrite(params.path, task.sandbox), params.content);
+      await files.write(params.path, params.content, task.sandbox);
       return {};
     })
     .onRequest(methods.client.session.requestPermission, async ({ params }) => {

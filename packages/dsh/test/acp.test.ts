@@ -63,6 +63,38 @@ describe('agent_task with a scripted ACP agent', () => {
     expect(r.data).toMatchObject({ stop_reason: 'end_turn', tool_calls: 5 });
   });
 
+  it('in a remote world, files are read and written there, within the sandbox there', async () => {
+    for (const mode of ['danger-full-access', 'workspace-write'] as const) {
+      const workspace = tempDir('dsh-acp-world-');
+      writeFileSync(join(workspace, 'in.txt'), 'from this machine\n');
+      const outside = tempDir('dsh-acp-world-outside-');
+      // The world: this machine with empty tmpfs over the two directories, reached as a remote one is.
+      const connect = ['bwrap', '--dev-bind', '/', '/', '--tmpfs', workspace, '--tmpfs', outside];
+      const dsh = await compose({
+        preset: 'base',
+        config: {
+          workspace,
+          sandbox: { mode },
+          world: { kind: 'remote', connect },
+          acp: { agents: { scripted: { command: [process.execPath, AGENT] } } },
+        },
+      });
+      open.push(dsh);
+      const agent = dsh.createAgent('lead');
+      await dsh.tools.call(agent, 'bash', { command: `echo from the world > ${workspace}/in.txt` });
+      const steps = [`read ${workspace}/in.txt`, `write ${workspace}/out.txt done`, `write ${outside}/x.txt nope`];
+      const r = await task(dsh, agent, steps.join('\n'));
+      expect(r.text, mode).toContain('read: from the world');
+      expect(existsSync(join(workspace, 'out.txt')), mode).toBe(false);
+      const there = await dsh.tools.call(agent, 'bash', { command: `cat ${workspace}/out.txt; echo; ls ${outside}` });
+      expect(there.text, mode).toMatch(/^done\n/);
+      if (mode === 'workspace-write') {
+        expect(r.text).toMatch(/write failed: .*outside what sandbox mode workspace-write allows/);
+        expect(there.text).not.toContain('x.txt');
+      } else expect(there.text).toContain('x.txt');
+    }
+  });
+
   it('a symlink out of the workspace does not widen writes, and the agent itself runs inside the fence', async () => {
     const { dsh, agent, workspace } = await rig('workspace-write');
     const outsideDir = tempDir('dsh-acp-outside-');

@@ -29,13 +29,17 @@ export interface ChannelOptions {
   graceMs?: number;
 }
 
-/** Starts `argv` through `via` and talks the runtime protocol over its stdin and stdout. */
+/**
+ * Starts `argv` through `via` and talks the runtime protocol over its stdin and stdout. The
+ * world it reaches (a sandbox world, say) sees this machine's files when `via`'s world does.
+ */
 export function connectChannel(
   argv: readonly string[],
   via: SubprocessRuntime,
   options: ChannelOptions,
 ): RemoteSubprocessRuntime {
-  return runtimeOver(startChannel(argv, via, options), argv, options);
+  const shares = (via as { sharesFilesystem?: unknown }).sharesFilesystem !== false;
+  return runtimeOver(startChannel(argv, via, options), argv, options, shares);
 }
 
 /** Starts the channel process: raw stdin and stdout, a bounded stderr tail. */
