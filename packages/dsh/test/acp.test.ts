@@ -5,13 +5,14 @@
  * and read; a cancel ends the turn and the agent's tree; bad agents are refused.
  */
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOf, tempDir, waitFor } from '../../../test/support.js';
 
 const AGENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'acp-agent.mjs');
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const open: Dsh[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((d) => d.dispose()));
@@ -68,15 +69,17 @@ describe('agent_task with a scripted ACP agent', () => {
       const workspace = tempDir('dsh-acp-world-');
       writeFileSync(join(workspace, 'in.txt'), 'from this machine\n');
       const outside = tempDir('dsh-acp-world-outside-');
-      // The world: this machine with empty tmpfs over the two directories, reached as a remote one is.
+      // The world: this machine with empty tmpfs over the two directories, reached as a remote one
+      // is. The checkout is bound at /mnt there: a fence masks /tmp, where a CI clone may live.
       const connect = ['bwrap', '--dev-bind', '/', '/', '--tmpfs', workspace, '--tmpfs', outside];
+      connect.push('--ro-bind', REPO, '/mnt');
       const dsh = await compose({
         preset: 'base',
         config: {
           workspace,
           sandbox: { mode },
           world: { kind: 'remote', connect },
-          acp: { agents: { scripted: { command: [process.execPath, AGENT] } } },
+          acp: { agents: { scripted: { command: [process.execPath, join('/mnt', relative(REPO, AGENT))] } } },
         },
       });
       open.push(dsh);
