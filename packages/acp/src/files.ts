@@ -1,21 +1,108 @@
 /**
- * How a sub-agent's fs requests are served (`fs/read_text_file`, `fs/write_text_file`): on this
- * machine's disk when the world shares it, else through the world's own runtime (`cat`,
- * `realpath`, a shell write), so an agent on another machine reads and writes that machine's
- * files. Writes keep the owner's sandbox rules either way: inside the writable roots (unless
- * unconfined), judged on the real path, never through a symlink at the target.
+ * How a sub-agent's fs requests are served (`fs/read_text_file`, `fs/write_text_file`). One
+ * function holds the rules — reads of regular files only, bounded; writes inside the writable
+ * roots (unless unconfined), judged on the real path, never through a symlink at the target —
+ * and runs in-process when the world shares this machine's files, else as the source of a
+ * `node -e` in that world (the Node.js its runtime server runs on), so an agent on another
+ * machine reads and writes that machine's files under the same rules.
  */
-import { closeSync, constants, mkdirSync, openSync, realpathSync, writeSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
-import { readRegularText } from '@dsh/core';
 import type { ResolvedSandbox } from '@dsh/sandbox';
 import { type SubprocessRuntime, smallSpec } from '@dsh/subprocess';
 
 /** The most of a file a sub-agent may read at once. */
 export const ACP_MAX_READ_BYTES = 16 * 1024 * 1024;
-/** What a helper command in the world may say on stderr (a short reason). */
-const HELPER_STDERR_BYTES = 4096;
+/** A read or write in another world that takes longer fails (a hung filesystem there). */
+export const ACP_FS_TIMEOUT_MS = 30_000;
+/** What the helper in another world may say on stderr: its verdict, or a crash's reason. */
+const HELPER_STDERR_BYTES = 16 * 1024;
+
+/** One request to {@link agentFsOp}. `mode` null: no sandbox policy (unconfined). */
+export interface FsRequest {
+  op: 'read' | 'write';
+  path: string;
+  limit: number;
+  mode: string | null;
+  roots: string[];
+}
+/** Its verdict. */
+export type FsVerdict =
+  | { ok: true; bytes?: Uint8Array }
+  | { ok: false; code: 'invalid' | 'denied' | 'unreadable' | 'failed'; why: string };
+
+/**
+ * Serves one request. Self-contained on purpose: its source is also run elsewhere, so it uses
+ * nothing but its arguments and Node's globals.
+ */
+export function agentFsOp(
+  f: typeof import('node:fs'),
+  p: typeof import('node:path'),
+  req: FsRequest,
+  data: Uint8Array | null,
+): FsVerdict {
+  const realOf = (x: string): string => {
+    const missing: string[] = [];
+    let at = p.resolve(x);
+    for (;;) {
+      try {
+        return p.join(f.realpathSync(at), ...missing.reverse());
+      } catch {
+        if (at === p.dirname(at)) return p.resolve(x);
+        missing.push(p.basename(at));
+        at = p.dirname(at);
+      }
+    }
+  };
+  const within = (root: string, x: string): boolean => {
+    const rel = p.relative(root, x);
+    return rel === '' || (!rel.startsWith('..') && !p.isAbsolute(rel));
+  };
+  if (!p.isAbsolute(req.path) || req.path.includes('\0'))
+    return { ok: false, code: 'invalid', why: 'the path must be absolute' };
+  const c = f.constants;
+  try {
+    if (req.op === 'read') {
+      const fd = f.openSync(req.path, c.O_RDONLY | c.O_NONBLOCK); // a FIFO opens at once, and is refused
+      try {
+        if (!f.fstatSync(fd).isFile()) return { ok: false, code: 'unreadable', why: 'not a regular file' };
+        const buf = Buffer.alloc(req.limit + 1);
+        let n = 0;
+        for (let k = 1; k > 0 && n < buf.length; n += k) k = f.readSync(fd, buf, n, buf.length - n, null);
+        if (n > req.limit) return { ok: false, code: 'unreadable', why: `larger than ${req.limit} bytes` };
+        return { ok: true, bytes: buf.subarray(0, n) };
+      } finally {
+        f.closeSync(fd);
+      }
+    }
+    const real = realOf(req.path);
+    const free = req.mode === null || req.mode === 'danger-full-access';
+    if (!free && (req.mode === 'read-only' || !req.roots.map(realOf).some((r) => within(r, real)))) {
+      return { ok: false, code: 'denied', why: `writing ${req.path} is outside what sandbox mode ${req.mode} allows` };
+    }
+    f.mkdirSync(p.dirname(real), { recursive: true });
+    // O_NOFOLLOW: a symlink swapped in since the check is refused.
+    const fd = f.openSync(real, c.O_WRONLY | c.O_CREAT | c.O_TRUNC | c.O_NOFOLLOW, 0o644);
+    try {
+      const bytes = data ?? new Uint8Array(0);
+      for (let n = 0; n < bytes.length; ) n += f.writeSync(fd, bytes, n, bytes.length - n);
+    } finally {
+      f.closeSync(fd);
+    }
+    return { ok: true };
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return { ok: false, code: req.op === 'read' ? 'unreadable' : 'failed', why: e.code ?? e.message };
+  }
+}
+
+/** The `node -e` program: the request as JSON in argv, the content on stdin, the verdict on stderr. */
+const REMOTE_PROGRAM = [
+  "const f = require('fs'), req = JSON.parse(process.argv[1]);",
+  `const v = (${agentFsOp.toString()})(f, require('path'), req, req.op === 'write' ? f.readFileSync(0) : null);`,
+  'if (v.ok) { if (v.bytes) process.stdout.write(v.bytes); } else { process.stderr.write(JSON.stringify(v)); process.exitCode = 2; }',
+].join('\n');
 
 /** Reads and writes files where the agent runs. Errors are ACP request errors. */
 export interface AgentFiles {
@@ -23,112 +110,61 @@ export interface AgentFiles {
   write(path: string, content: string, sandbox: ResolvedSandbox | undefined): Promise<void>;
 }
 
-function within(roots: readonly string[], path: string): boolean {
-  return roots.some((r) => {
-    const rel = relative(r, path);
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  });
-}
-
-/** `path` with every existing part's symlinks resolved (the missing tail kept as written). */
-function realOf(path: string): string {
-  const missing: string[] = [];
-  let at = resolve(path);
-  for (;;) {
-    try {
-      return join(realpathSync(at), ...missing.reverse());
-    } catch {
-      if (at === dirname(at)) return resolve(path);
-      missing.push(basename(at));
-      at = dirname(at);
-    }
-  }
-}
-
-function absolute(path: string): void {
-  if (!isAbsolute(path)) throw RequestError.invalidParams({ path }, 'the path must be absolute');
-}
-
-/** Refuses `real` (the real path of `path`) unless the sandbox lets writes reach it (`roots`: the real writable roots). */
-function allowWrite(path: string, real: string, sandbox: ResolvedSandbox | undefined, roots: () => string[]): void {
-  if (!sandbox || sandbox.mode === 'danger-full-access') return;
-  if (sandbox.mode === 'read-only' || !within(roots(), real)) {
-    throw RequestError.invalidParams({ path }, `writing ${path} is outside what sandbox mode ${sandbox.mode} allows`);
-  }
-}
-
-/** This machine's files. */
-const local: AgentFiles = {
-  async read(path) {
-    try {
-      return readRegularText(path, ACP_MAX_READ_BYTES);
-    } catch (error) {
-      throw RequestError.resourceNotFound(
-        `${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      );
-    }
-  },
-  async write(path, content, sandbox) {
-    absolute(path);
-    const real = realOf(path);
-    allowWrite(path, real, sandbox, () => (sandbox?.writableRoots ?? []).map(realOf));
-    // O_NOFOLLOW: a symlink swapped in since the check is refused.
-    mkdirSync(dirname(real), { recursive: true });
-    const fd = openSync(real, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
-    try {
-      writeSync(fd, content);
-    } finally {
-      closeSync(fd);
-    }
-  },
-};
-
-/** Runs `argv` in the world (stdin: `input`, when given); its stdout, or why it failed. */
-async function run(
-  runtime: SubprocessRuntime,
-  argv: string[],
-  input?: string,
-): Promise<{ ok: boolean; out: string; why: string; tooLarge: boolean }> {
-  const spec = smallSpec(argv, { maxBytes: ACP_MAX_READ_BYTES, stderrMaxBytes: HELPER_STDERR_BYTES });
-  const h = runtime.spawn(input === undefined ? spec : { ...spec, stdin: { kind: 'bytes', data: input } });
-  const outcome = await h.done;
+function request(op: FsRequest['op'], p: string, sandbox?: ResolvedSandbox): FsRequest {
   return {
-    ok: outcome.exitCode === 0 && !outcome.error,
-    out: h.stdoutReader?.read(0).text ?? '',
-    why: outcome.error?.message || h.stderrReader?.read(0).text.trim() || `exit code ${outcome.exitCode}`,
-    tooLarge: (h.stdoutReader?.totalBytes ?? 0) > ACP_MAX_READ_BYTES,
+    op,
+    path: p,
+    limit: ACP_MAX_READ_BYTES,
+    mode: sandbox?.mode ?? null,
+    roots: [...(sandbox?.writableRoots ?? [])],
   };
 }
 
-/** Prints the file `$1`; refuses what is not a regular file. */
-const READ = '[ -f "$1" ] || { echo "not a regular file" >&2; exit 1; }; exec cat -- "$1"';
-/** Prints the real path of each argument, a missing tail kept (GNU or busybox realpath). */
-const REAL = 'for p; do realpath -m -- "$p" 2>/dev/null || realpath -- "$p" || exit 1; done';
-/** Writes stdin to `$1`, making its directory; refuses a symlink there (swapped in since the check). */
-const WRITE =
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-  'mkdir -p -- "${1%/*}" || exit 1; if [ -L "$1" ]; then echo "$1 is a symbolic link" >&2; exit 1; fi; exec cat > "$1"';
+/** The ACP error of a failed verdict. */
+function refused(req: FsRequest, v: Extract<FsVerdict, { ok: false }>): RequestError {
+  return req.op === 'read' && v.code !== 'invalid'
+    ? RequestError.resourceNotFound(`${req.path} (${v.why})`)
+    : RequestError.invalidParams({ path: req.path }, v.why);
+}
+
+/** Runs the helper in the world of `runtime`. */
+async function remote(runtime: SubprocessRuntime, req: FsRequest, data: string | null): Promise<FsVerdict> {
+  const info = await (runtime as { ready?: Promise<{ execPath?: unknown }> }).ready?.catch(() => undefined);
+  const node = typeof info?.execPath === 'string' ? info.execPath : 'node';
+  const spec = smallSpec([node, '-e', REMOTE_PROGRAM, JSON.stringify(req)], {
+    maxBytes: ACP_MAX_READ_BYTES,
+    stderrMaxBytes: HELPER_STDERR_BYTES,
+    signal: AbortSignal.timeout(ACP_FS_TIMEOUT_MS),
+  });
+  const h = runtime.spawn(data === null ? spec : { ...spec, stdin: { kind: 'bytes', data } });
+  const outcome = await h.done;
+  const said = h.stderrReader?.read(0).text.trim() ?? '';
+  if (outcome.exitCode === 0 && !outcome.error) {
+    return { ok: true, bytes: Buffer.from(h.stdoutReader?.read(0).text ?? '', 'utf8') };
+  }
+  if (outcome.exitCode === 2 && said.startsWith('{')) return JSON.parse(said) as FsVerdict;
+  const why = outcome.error?.message || said || `exit code ${outcome.exitCode}`;
+  return { ok: false, code: req.op === 'read' ? 'unreadable' : 'failed', why: `there: ${why.slice(0, 500)}` };
+}
 
 /** The files of the world `runtime` runs in. */
 export function filesOf(runtime: SubprocessRuntime): AgentFiles {
-  if ((runtime as { sharesFilesystem?: unknown }).sharesFilesystem !== false) return local;
+  const here = (runtime as { sharesFilesystem?: unknown }).sharesFilesystem !== false;
+  const serve = (req: FsRequest, data: string | null): Promise<FsVerdict> =>
+    here
+      ? Promise.resolve(agentFsOp(fs, path, req, data === null ? null : Buffer.from(data, 'utf8')))
+      : remote(runtime, req, data);
   return {
-    async read(path) {
-      const r = await run(runtime, ['sh', '-c', READ, 'dsh-read', path]);
-      if (r.tooLarge) throw RequestError.resourceNotFound(`${path} (larger than ${ACP_MAX_READ_BYTES} bytes)`);
-      if (!r.ok) throw RequestError.resourceNotFound(`${path} (${r.why})`);
-      return r.out;
+    async read(p) {
+      const req = request('read', p);
+      const v = await serve(req, null);
+      if (!v.ok) throw refused(req, v);
+      return Buffer.from(v.bytes ?? new Uint8Array(0)).toString('utf8');
     },
-    async write(path, content, sandbox) {
-      absolute(path);
-      const roots = sandbox?.writableRoots ?? [];
-      const resolved = await run(runtime, ['sh', '-c', REAL, 'dsh-realpath', path, ...roots]);
-      const [real, ...realRoots] = resolved.out.split('\n');
-      if (!resolved.ok || !real)
-        throw RequestError.invalidParams({ path }, `${path} cannot be resolved there (${resolved.why})`);
-      allowWrite(path, real, sandbox, () => realRoots.slice(0, roots.length));
-      const written = await run(runtime, ['sh', '-c', WRITE, 'dsh-write', real], content);
-      if (!written.ok) throw RequestError.invalidParams({ path }, `writing ${path} failed there (${written.why})`);
+    async write(p, content, sandbox) {
+      const req = request('write', p, sandbox);
+      const v = await serve(req, content);
+      if (!v.ok) throw refused(req, v);
     },
   };
 }

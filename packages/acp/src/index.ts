@@ -2,7 +2,7 @@
  * @dsh/acp: `ctx.acp`, ACP agents as sub-agents over ctx.subprocess (DESIGN §16), and agent_task.
  */
 
-export { ACP_MAX_READ_BYTES } from './files.js';
+export { ACP_FS_TIMEOUT_MS, ACP_MAX_READ_BYTES } from './files.js';
 export type { AcpPluginOptions } from './plugin.js';
 export { ACP_PLUGIN, acpPlugin } from './plugin.js';
 export type { AcpAgentConfig, AcpServiceDeps } from './service.js';

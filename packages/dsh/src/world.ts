@@ -155,6 +155,7 @@ export async function prepareRemote(
     place.editor,
     place.root,
     String(world.info.pid),
+    String(world.info.hostname ?? ''),
   ]);
   if (made.exitCode !== 0) {
     throw new DshError(
@@ -165,21 +166,31 @@ export async function prepareRemote(
 }
 
 /**
- * Removes the run directories (`$4/run-<pid>-<hex>`) of runtime servers that are gone from the
- * remote (a channel lost before teardown), but never this server's (`$5`). A pid is alive when
- * /proc has it, or, without /proc, when `kill -0` reaches it.
+ * Removes the run directories of runtime servers that are gone from the remote (a channel lost
+ * before teardown): only `$4/run-<pid>-<hex>` directories that carry the mark `MAKE_RUN` leaves,
+ * naming this host (`$6`: servers in other containers sharing the root have other pids), and
+ * never this server's (`$5`). A pid is gone when /proc lacks it or shows a zombie; without /proc,
+ * when `kill -0` cannot reach it.
  */
 const SWEEP_DEAD_RUNS = [
   'for d in "$4"/run-*-*; do',
   '  [ -d "$d" ] || continue',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
-  '  p=${d##*/run-}; p=${p%%-*}',
+  '  n=${d##*/}; p=${n#run-}; p=${p%%-*}; s=${n#run-"$p"-}',
   "  case $p in ''|*[!0-9]*) continue ;; esac",
+  "  case $s in ''|*[!0-9a-f]*) continue ;; esac",
   '  [ "$p" = "$5" ] && continue',
-  '  if [ -d /proc/self ]; then [ -d "/proc/$p" ] && continue; else kill -0 "$p" 2>/dev/null && continue; fi',
+  '  [ "$(cat "$d/.dsh-run" 2>/dev/null)" = "$6" ] || continue',
+  '  if [ -d /proc/self ]; then',
+  '    if [ -r "/proc/$p/stat" ]; then case $(cat "/proc/$p/stat" 2>/dev/null) in *") Z "*) ;; *) continue ;; esac; fi',
+  '  else kill -0 "$p" 2>/dev/null && continue; fi',
   '  rm -rf -- "$d"',
   'done',
 ].join('\n');
-/** Makes the spill directory `$1` and writes the stand-in editor `$2` to `$3`, private to the user. */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-const MAKE_RUN = 'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$2" > "$3" && chmod 700 "$3"';
+/**
+ * Makes the spill directory `$1` with its run directory's mark (`$6`, this host), and writes the
+ * stand-in editor `$2` to `$3`, private to the user.
+ */
+const MAKE_RUN =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
+  'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$6" > "${1%/*}/.dsh-run" && printf %s "$2" > "$3" && chmod 700 "$3"';

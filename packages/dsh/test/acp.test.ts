@@ -84,17 +84,28 @@ describe('agent_task with a scripted ACP agent', () => {
       });
       open.push(dsh);
       const agent = dsh.createAgent('lead');
-      await dsh.tools.call(agent, 'bash', { command: `echo from the world > ${workspace}/in.txt` });
-      const steps = [`read ${workspace}/in.txt`, `write ${workspace}/out.txt done`, `write ${outside}/x.txt nope`];
+      const setup = `echo from the world > ${workspace}/in.txt; echo keep > ${outside}/linked; ln -s ${outside}/linked ${workspace}/link; mkfifo ${workspace}/fifo`;
+      await dsh.tools.call(agent, 'bash', { command: setup });
+      const steps = [
+        `read ${workspace}/in.txt`,
+        `read ${workspace}/fifo`,
+        `write ${workspace}/out.txt done`,
+        `write ${outside}/x.txt nope`,
+        `write ${workspace}/link nope`,
+      ];
       const r = await task(dsh, agent, steps.join('\n'));
       expect(r.text, mode).toContain('read: from the world');
       expect(existsSync(join(workspace, 'out.txt')), mode).toBe(false);
-      const there = await dsh.tools.call(agent, 'bash', { command: `cat ${workspace}/out.txt; echo; ls ${outside}` });
+      const there = await dsh.tools.call(agent, 'bash', {
+        command: `cat ${workspace}/out.txt; echo; ls ${outside}; cat ${outside}/linked`,
+      });
       expect(there.text, mode).toMatch(/^done\n/);
+      expect(r.text, mode).toMatch(/read failed: .*not a regular file/); // and it did not hang on the FIFO
       if (mode === 'workspace-write') {
+        // The outside path is refused; so is the link to it (its target is not even in the fence there).
         expect(r.text).toMatch(/write failed: .*outside what sandbox mode workspace-write allows/);
-        expect(there.text).not.toContain('x.txt');
-      } else expect(there.text).toContain('x.txt');
+        expect(r.text.match(/write failed: /g)).toHaveLength(2);
+      } else expect(there.text).toMatch(/^done\nlinked\nx\.txt\nnope/);
     }
   });
 

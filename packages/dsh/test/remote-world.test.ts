@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
@@ -158,9 +158,17 @@ describe('remote world over ssh', () => {
     const left = outputDir(dsh);
     await dsh.dispose();
     expect(existsSync(left)).toBe(true);
-    const next = await remote('root', 'base');
-    expect(existsSync(left)).toBe(false);
-    expect(existsSync(outputDir(next))).toBe(true);
+    // Beside it, directories the sweep must not touch: not named as dsh names them, or unmarked.
+    const decoys = ['run-2023-12-05', 'run-42-baseline', 'run-999999-abc123'].map((n) => join(dirname(left), n));
+    for (const d of decoys) mkdirSync(d, { recursive: true });
+    try {
+      const next = await remote('root', 'base');
+      expect(existsSync(left)).toBe(false);
+      expect(existsSync(outputDir(next))).toBe(true);
+      for (const d of decoys) expect(existsSync(d), d).toBe(true);
+    } finally {
+      for (const d of decoys) rmSync(d, { recursive: true, force: true });
+    }
   });
 
   it('the server ends every tree it started when its stdin closes (the channel process killed here)', async () => {

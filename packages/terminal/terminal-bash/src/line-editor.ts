@@ -10,24 +10,35 @@ export const SHELL_READ_WAIT_MS = 2000;
 
 export class LineEditor {
   private reading = false;
+  /**
+   * Whether waiting can help: paste mode was switched on since the last wait that timed out. A
+   * shell that never switches it (bash before 4.4, bracketed paste turned off) is not waited for.
+   */
+  private switches = false;
   private readonly waiters = new Set<() => void>();
 
   /** Paste mode switched on (`true`: a line is being read) or off (accepted). */
   set(reading: boolean): void {
     this.reading = reading;
-    if (reading) this.wake();
+    if (reading) {
+      this.switches = true;
+      this.wake();
+    }
   }
 
   /** Resolves once the line editor reads, `ms` passed, or `wake()` (the session ended). */
   whenReading(ms: number = SHELL_READ_WAIT_MS): Promise<void> {
-    if (this.reading) return Promise.resolve();
+    if (this.reading || !this.switches) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         this.waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(() => {
+        this.switches = false;
+        done();
+      }, ms);
       this.waiters.add(done);
     });
   }

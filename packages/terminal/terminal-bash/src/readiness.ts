@@ -32,8 +32,10 @@ export interface ActiveSend {
   toShell: boolean;
   /** Where the shell accepted the line (paste mode off), once seen. */
   acceptedAt: Mark | null;
-  /** Where the shell's line editor began reading it (paste mode on), when that came after the send began. */
+  /** Where the shell's line editor began reading it (paste mode on), when that came after the send began and before its input. */
   readyAt: Mark | null;
+  /** The first piece of input was written (it may have waited for the line editor). */
+  inputSent: boolean;
   /** The previous send ended without the shell's prompt: a prompt may be owed to it. */
   owed: boolean;
   /** When the foreground was first seen blocked on the terminal with no output after it. */
@@ -114,6 +116,7 @@ export function newActiveSend(
     startedAt: Date.now(),
     acceptedAt: null,
     readyAt: null,
+    inputSent: false,
     waitSeenAt: null,
     writing: true,
     cancelled: input.cancelled,

@@ -25,7 +25,7 @@ import type {
 } from '@dsh/terminal';
 import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from './config.js';
 import { sendPayload } from './input.js';
-import { LineEditor } from './line-editor.js';
+import { LineEditor, SHELL_READ_WAIT_MS } from './line-editor.js';
 import { writePaced } from './paced-writer.js';
 import { PersonKeys } from './person-keys.js';
 import { Poller } from './poller.js';
@@ -103,7 +103,7 @@ export class BashSession implements TerminalSession {
         // What the shell printed after its prompt marker and before it read this send's line (a
         // job's "Done", a prompt hook's output) was printed while no send waited: it is `earlier`.
         const a = this.active;
-        if (a?.toShell && a.acceptedAt === null && a.readyAt === null) a.readyAt = at;
+        if (a?.toShell && a.acceptedAt === null && a.readyAt === null && !a.inputSent) a.readyAt = at;
         else this.view.forget(at);
       },
       parsed: () => this.check(false),
@@ -245,8 +245,12 @@ export class BashSession implements TerminalSession {
     const caughtUp = this.readerCaughtUp();
     const stopped = (): boolean => this.active !== active || this.exited || active.abandoned;
     // Input for the prompt is written once the shell reads it, not while its prompt hook still runs.
-    void (toShell ? this.editor.whenReading() : Promise.resolve())
-      .then(() => writePaced((chunk) => this.handle.write(chunk), payload, caughtUp, stopped))
+    // The wait ends well before the send's deadline: input is never lost to it.
+    void (toShell ? this.editor.whenReading(Math.min(SHELL_READ_WAIT_MS, timeoutMs / 2)) : Promise.resolve())
+      .then(() => {
+        active.inputSent = true;
+        return writePaced((chunk) => this.handle.write(chunk), payload, caughtUp, stopped);
+      })
       .then(() => {
         active.writing = false;
       });

@@ -33,7 +33,8 @@ export function settledTexts(
   lastEnd: Mark | number,
   showScreen: boolean,
 ): SettledTexts {
-  let from = a.acceptedAt ?? a.start;
+  // Before the line editor read (an unsubmitted line), output from the send's start would repeat `earlier`.
+  let from = a.acceptedAt ?? a.readyAt ?? a.start;
   const redrawn = view.alternate ? null : rewrittenFrom(view, a.shot);
   if (redrawn && view.offset(redrawn) < view.offset(from)) from = redrawn;
   else if (redrawn) view.forget(redrawn);
@@ -41,10 +42,8 @@ export function settledTexts(
   const end: Mark = m ? m.at : view.markAt(view.cursor().row, Number.POSITIVE_INFINITY);
   // Output that came after the send began but before the shell read its line belongs to `earlier`.
   const earlier = a.readyAt ? { ...a.earlier, ...earlierText(view, lastEnd, a.readyAt) } : a.earlier;
-  if (a.readyAt) view.forget(a.readyAt);
   if (typeof lastEnd !== 'number') view.forget(lastEnd);
-  view.forget(a.start);
-  if (a.acceptedAt && a.acceptedAt !== from) view.forget(a.acceptedAt);
+  for (const mark of [a.start, a.acceptedAt, a.readyAt]) if (mark && mark !== from) view.forget(mark);
   if (view.alternate && showScreen) {
     view.forget(from);
     return { end, earlier, text: view.snapshot().text, screen: true, lost: 0 };

@@ -141,6 +141,44 @@ describe('real programs behind the emulator', () => {
     expect(await sh.send('echo last')).toMatchObject({ earlier: '', output: 'last\n' });
   });
 
+  it('a prompt hook slower than the send: its input still runs; an unsubmitted line does not repeat earlier output', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    // About a second of work in the hook, after the marker, with the shell as the foreground.
+    await sh.send(`PROMPT_COMMAND='__dsh_prompt; for i in {1..1000000}; do :; done; echo late-$((6 * 7))'`);
+    const timedOut = await sh.send('touch ran-anyway', 300);
+    expect(timedOut.reason).toBe('timeout');
+    await waitFor(() => existsSync(join(r.cwd, 'ran-anyway')), 'the input of the timed-out send to run');
+    await sh.send('PROMPT_COMMAND=__dsh_prompt');
+    await sh.send(`PROMPT_COMMAND='__dsh_prompt; for i in {1..100000}; do :; done; echo late-$((6 * 7))'`);
+    const partial = await r.terminals.send(r.me, sh.id, { text: 'echo partial', submit: false, timeoutMs: 20_000 });
+    expect(partial.commandLine).toBe('unsubmitted');
+    expect(partial.earlier).toBe('late-42');
+    expect(partial.output).not.toContain('late-42');
+    const done = await sh.send('; PROMPT_COMMAND=__dsh_prompt; echo restored'); // completes the line
+    expect(done.earlier).toBe('');
+    expect(done.output.endsWith('partial\nrestored\n')).toBe(true);
+  });
+
+  it('input typed ahead into a busy prompt hook is not reported as output printed before the send', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    // The hook spins (no child: the shell stays the foreground) until the test lets it go.
+    await sh.send(`PROMPT_COMMAND='__dsh_prompt; while [ ! -e go ]; do :; done; rm -f go; echo late-$((6 * 7))'`);
+    const send = sh.send('echo typed-ahead');
+    // Past the wait for the line editor the input is typed ahead, and the terminal echoes it.
+    await waitFor(
+      () => r.terminals.screen(r.me, sh.id).text.includes('typed-ahead'),
+      'the echo of the typed-ahead input',
+    );
+    writeFileSync(join(r.cwd, 'go'), '');
+    const result = await send;
+    expect(result.output).toBe('typed-ahead\n');
+    expect(result.earlier).not.toContain('typed-ahead');
+    writeFileSync(join(r.cwd, 'go'), ''); // its own prompt's hook
+    expect(await sh.send('PROMPT_COMMAND=__dsh_prompt; echo restored')).toMatchObject({ output: 'restored\n' });
+  });
+
   it('exited terminals do not count toward the limit and keep their exit code until closed', async () => {
     const r = await termRig();
     const ids: string[] = [];
