@@ -42,6 +42,8 @@ export function agentFsOp(
   req: FsRequest,
   data: Uint8Array | null,
 ): FsVerdict {
+  /** The longest reason a verdict carries (the caller names the path): it fits the helper's stderr. */
+  const whyMax = 500;
   const realOf = (x: string): string => {
     const missing: string[] = [];
     let at = p.resolve(x);
@@ -67,7 +69,7 @@ export function agentFsOp(
       const fd = f.openSync(req.path, c.O_RDONLY | c.O_NONBLOCK); // a FIFO opens at once, and is refused
       try {
         if (!f.fstatSync(fd).isFile()) return { ok: false, code: 'unreadable', why: 'not a regular file' };
-        const buf = Buffer.alloc(req.limit + 1);
+        const buf = Buffer.allocUnsafe(req.limit + 1); // only the bytes read are handed on
         let n = 0;
         for (let k = 1; k > 0 && n < buf.length; n += k) k = f.readSync(fd, buf, n, buf.length - n, null);
         if (n > req.limit) return { ok: false, code: 'unreadable', why: `larger than ${req.limit} bytes` };
@@ -79,7 +81,7 @@ export function agentFsOp(
     const real = realOf(req.path);
     const free = req.mode === null || req.mode === 'danger-full-access';
     if (!free && (req.mode === 'read-only' || !req.roots.map(realOf).some((r) => within(r, real)))) {
-      return { ok: false, code: 'denied', why: `writing ${req.path} is outside what sandbox mode ${req.mode} allows` };
+      return { ok: false, code: 'denied', why: `outside what sandbox mode ${req.mode} allows` };
     }
     f.mkdirSync(p.dirname(real), { recursive: true });
     // O_NOFOLLOW: a symlink swapped in since the check is refused.
@@ -93,7 +95,11 @@ export function agentFsOp(
     return { ok: true };
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    return { ok: false, code: req.op === 'read' ? 'unreadable' : 'failed', why: e.code ?? e.message };
+    return {
+      ok: false,
+      code: req.op === 'read' ? 'unreadable' : 'failed',
+      why: (e.code ?? e.message).slice(0, whyMax),
+    };
   }
 }
 
@@ -122,27 +128,41 @@ function request(op: FsRequest['op'], p: string, sandbox?: ResolvedSandbox): FsR
 
 /** The ACP error of a failed verdict. */
 function refused(req: FsRequest, v: Extract<FsVerdict, { ok: false }>): RequestError {
-  return req.op === 'read' && v.code !== 'invalid'
-    ? RequestError.resourceNotFound(`${req.path} (${v.why})`)
-    : RequestError.invalidParams({ path: req.path }, v.why);
+  if (req.op === 'read' && v.code !== 'invalid') return RequestError.resourceNotFound(`${req.path} (${v.why})`);
+  const why = v.code === 'denied' ? `writing ${req.path} is ${v.why}` : v.why;
+  return RequestError.invalidParams({ path: req.path }, why);
+}
+
+/** The verdict the helper printed, or null when its stderr holds something else. */
+function verdictOf(said: string): FsVerdict | null {
+  try {
+    const v = JSON.parse(said) as FsVerdict;
+    return v && v.ok === false && typeof v.code === 'string' && typeof v.why === 'string' ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs the helper in the world of `runtime`. */
 async function remote(runtime: SubprocessRuntime, req: FsRequest, data: string | null): Promise<FsVerdict> {
   const info = await (runtime as { ready?: Promise<{ execPath?: unknown }> }).ready?.catch(() => undefined);
   const node = typeof info?.execPath === 'string' ? info.execPath : 'node';
-  const spec = smallSpec([node, '-e', REMOTE_PROGRAM, JSON.stringify(req)], {
-    maxBytes: ACP_MAX_READ_BYTES,
-    stderrMaxBytes: HELPER_STDERR_BYTES,
-    signal: AbortSignal.timeout(ACP_FS_TIMEOUT_MS),
-  });
+  const spec = {
+    ...smallSpec([node, '-e', REMOTE_PROGRAM, JSON.stringify(req)], {
+      maxBytes: ACP_MAX_READ_BYTES,
+      stderrMaxBytes: HELPER_STDERR_BYTES,
+      signal: AbortSignal.timeout(ACP_FS_TIMEOUT_MS),
+    }),
+    env: { NODE_OPTIONS: undefined }, // nothing but the verdict on its stderr
+  };
   const h = runtime.spawn(data === null ? spec : { ...spec, stdin: { kind: 'bytes', data } });
   const outcome = await h.done;
   const said = h.stderrReader?.read(0).text.trim() ?? '';
   if (outcome.exitCode === 0 && !outcome.error) {
     return { ok: true, bytes: Buffer.from(h.stdoutReader?.read(0).text ?? '', 'utf8') };
   }
-  if (outcome.exitCode === 2 && said.startsWith('{')) return JSON.parse(said) as FsVerdict;
+  const verdict = outcome.exitCode === 2 ? verdictOf(said) : null;
+  if (verdict) return verdict;
   const why = outcome.error?.message || said || `exit code ${outcome.exitCode}`;
   return { ok: false, code: req.op === 'read' ? 'unreadable' : 'failed', why: `there: ${why.slice(0, 500)}` };
 }

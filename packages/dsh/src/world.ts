@@ -148,7 +148,7 @@ export async function prepareRemote(
   const made = await world.run([
     'sh',
     '-c',
-    `${SWEEP_DEAD_RUNS}; ${MAKE_RUN}`,
+    `${RUN_MARK}\n${SWEEP_DEAD_RUNS}\n${MAKE_RUN}`,
     'dsh-prepare',
     place.spillDir,
     NO_EDITOR_SCRIPT,
@@ -166,31 +166,34 @@ export async function prepareRemote(
 }
 
 /**
+ * The mark of this server's run directories: `$6` (the host's name) and its pid namespace, so
+ * that servers in other containers sharing the root, whose pids mean nothing here, are told
+ * apart. Empty (nothing is swept) when the host has no name to give.
+ */
+const RUN_MARK = 'm=; [ -n "$6" ] && m="$6:$(readlink /proc/self/ns/pid 2>/dev/null)"';
+/**
  * Removes the run directories of runtime servers that are gone from the remote (a channel lost
- * before teardown): only `$4/run-<pid>-<hex>` directories that carry the mark `MAKE_RUN` leaves,
- * naming this host (`$6`: servers in other containers sharing the root have other pids), and
- * never this server's (`$5`). A pid is gone when /proc lacks it or shows a zombie; without /proc,
- * when `kill -0` cannot reach it.
+ * before teardown): only `$4/run-<pid>-<hex>` directories whose `.dsh-run` holds this server's
+ * mark, and never this server's own (`$5`). A pid is gone when /proc lacks it or shows a zombie;
+ * without /proc, when `kill -0` cannot reach it.
  */
 const SWEEP_DEAD_RUNS = [
   'for d in "$4"/run-*-*; do',
-  '  [ -d "$d" ] || continue',
+  '  [ -n "$m" ] && [ -d "$d" ] && [ -f "$d/.dsh-run" ] || continue',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
   '  n=${d##*/}; p=${n#run-}; p=${p%%-*}; s=${n#run-"$p"-}',
   "  case $p in ''|*[!0-9]*) continue ;; esac",
   "  case $s in ''|*[!0-9a-f]*) continue ;; esac",
   '  [ "$p" = "$5" ] && continue',
-  '  [ "$(cat "$d/.dsh-run" 2>/dev/null)" = "$6" ] || continue',
+  '  [ "$(cat "$d/.dsh-run" 2>/dev/null)" = "$m" ] || continue',
   '  if [ -d /proc/self ]; then',
-  '    if [ -r "/proc/$p/stat" ]; then case $(cat "/proc/$p/stat" 2>/dev/null) in *") Z "*) ;; *) continue ;; esac; fi',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
+  '    if st=$(cat "/proc/$p/stat" 2>/dev/null); then st=${st##*) }; case $st in Z*) ;; *) continue ;; esac; fi',
   '  else kill -0 "$p" 2>/dev/null && continue; fi',
   '  rm -rf -- "$d"',
   'done',
 ].join('\n');
-/**
- * Makes the spill directory `$1` with its run directory's mark (`$6`, this host), and writes the
- * stand-in editor `$2` to `$3`, private to the user.
- */
+/** Makes the spill directory `$1` with its run directory's mark, and writes the stand-in editor `$2` to `$3`, private to the user. */
 const MAKE_RUN =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
-  'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$6" > "${1%/*}/.dsh-run" && printf %s "$2" > "$3" && chmod 700 "$3"';
+  'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$m" > "${1%/*}/.dsh-run" && printf %s "$2" > "$3" && chmod 700 "$3"';

@@ -243,13 +243,19 @@ export class BashSession implements TerminalSession {
     );
     this.active = active;
     const caughtUp = this.readerCaughtUp();
-    const stopped = (): boolean => this.active !== active || this.exited || active.abandoned;
+    // Once input began, a send that settled stops the rest of it; before that only a cancel or the
+    // end of the session drop it (a send that timed out while it waited still types its input).
+    let began = false;
+    const stopped = (): boolean => this.exited || active.abandoned || (began && this.active !== active);
+    const write = (chunk: string): void => {
+      began = true;
+      this.handle.write(chunk);
+    };
     // Input for the prompt is written once the shell reads it, not while its prompt hook still runs.
-    // The wait ends well before the send's deadline: input is never lost to it.
     void (toShell ? this.editor.whenReading(Math.min(SHELL_READ_WAIT_MS, timeoutMs / 2)) : Promise.resolve())
       .then(() => {
         active.inputSent = true;
-        return writePaced((chunk) => this.handle.write(chunk), payload, caughtUp, stopped);
+        return writePaced(write, payload, caughtUp, stopped);
       })
       .then(() => {
         active.writing = false;

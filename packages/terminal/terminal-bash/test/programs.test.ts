@@ -146,9 +146,18 @@ describe('real programs behind the emulator', () => {
     const sh = await r.shell();
     // About a second of work in the hook, after the marker, with the shell as the foreground.
     await sh.send(`PROMPT_COMMAND='__dsh_prompt; for i in {1..1000000}; do :; done; echo late-$((6 * 7))'`);
-    const timedOut = await sh.send('touch ran-anyway', 300);
-    expect(timedOut.reason).toBe('timeout');
-    await waitFor(() => existsSync(join(r.cwd, 'ran-anyway')), 'the input of the timed-out send to run');
+    for (const [name, timeoutMs] of [
+      ['ran-anyway', 300],
+      ['ran-tiny', 1], // its deadline comes before the wait ends
+    ] as const) {
+      const timedOut = await sh.send(`touch ${name}`, timeoutMs);
+      expect(timedOut.reason).toBe('timeout');
+      await waitFor(
+        () => existsSync(join(r.cwd, name)),
+        `the input of the send that timed out (${timeoutMs} ms) to run`,
+      );
+      expect((await sh.send('true')).atPrompt).toBe(true); // at the prompt again: the next send waits for the editor
+    }
     await sh.send('PROMPT_COMMAND=__dsh_prompt');
     await sh.send(`PROMPT_COMMAND='__dsh_prompt; for i in {1..100000}; do :; done; echo late-$((6 * 7))'`);
     const partial = await r.terminals.send(r.me, sh.id, { text: 'echo partial', submit: false, timeoutMs: 20_000 });
