@@ -49,6 +49,8 @@ export interface ActiveSend {
   /** What was printed while no send waited, before this one (and how an owed command ended). */
   earlier: { earlier: string; earlierOmitted: number; previousExitCode: number | null };
   timer: NodeJS.Timeout;
+  /** When `timer` settles it (`Date.now()` time); a cancel may bring it closer. */
+  deadlineAt: number;
   result: Promise<SendResult>;
   resolve: (result: SendResult) => void;
 }
@@ -99,7 +101,7 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
 
 /** A send that has just begun: its input (`payload`) not yet written, nothing seen of it yet. */
 export function newActiveSend(
-  at: Pick<ActiveSend, 'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'owed'>,
+  at: Pick<ActiveSend, 'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'owed' | 'deadlineAt'>,
   input: { payload: string; cancelled: boolean; earlier: ActiveSend['earlier'] },
   timer: NodeJS.Timeout,
 ): ActiveSend {

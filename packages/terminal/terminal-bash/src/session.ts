@@ -203,6 +203,12 @@ export class BashSession implements TerminalSession {
     if (a) {
       a.cancelled = true;
       a.abandoned = true; // the pieces of input not yet written are dropped too
+      if (Date.now() + timeoutMs < a.deadlineAt) {
+        // The cancel's wait bounds the send in flight too (a program may ignore Ctrl-C).
+        clearTimeout(a.timer);
+        a.deadlineAt = Date.now() + timeoutMs;
+        a.timer = setTimeout(() => this.settle('timeout'), timeoutMs);
+      }
       this.handle.write(INTERRUPT);
       this.poller.hurry();
       this.poller.start();
@@ -237,7 +243,15 @@ export class BashSession implements TerminalSession {
     const earlier = { ...earlierText(this.view, this.lastEnd, start), previousExitCode: this.lateExit };
     this.lateExit = null;
     const active = newActiveSend(
-      { startSeq: this.prompts.latest?.seq ?? 0, start, shot: shoot(this.view), emptyLine, toShell, owed: this.owed },
+      {
+        startSeq: this.prompts.latest?.seq ?? 0,
+        start,
+        shot: shoot(this.view),
+        emptyLine,
+        toShell,
+        owed: this.owed,
+        deadlineAt: Date.now() + timeoutMs,
+      },
       { payload, cancelled, earlier },
       setTimeout(() => this.settle('timeout'), timeoutMs),
     );

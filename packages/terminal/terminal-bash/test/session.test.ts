@@ -57,6 +57,16 @@ describe('persistent bash sessions (real PTYs)', () => {
     expect((await sh.send('echo alive')).output).toBe('alive\n');
   });
 
+  it("a cancel's wait bounds the send in flight when the program ignores Ctrl-C", async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const running = sh.send("trap '' INT; sleep 100", 600_000); // far past the test's own timeout
+    await waitFor(() => r.terminals.list(r.me)[0]?.foreground?.startsWith('sleep'), 'sleep in the foreground');
+    const cancelled = await r.terminals.cancel(r.me, sh.id, { timeoutMs: 500 });
+    expect(cancelled).toMatchObject({ reason: 'timeout', cancelled: true, state: 'running' });
+    expect(await running).toEqual(cancelled);
+  });
+
   it('a python input() prompt is stdin_read long before the timeout', async () => {
     const r = await termRig();
     const sh = await r.shell();
