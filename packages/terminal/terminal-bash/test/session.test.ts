@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createOwner } from '@dsh/core';
 import { describe, expect, it } from 'vitest';
@@ -47,8 +47,7 @@ describe('persistent bash sessions (real PTYs)', () => {
     const r = await termRig();
     const sh = await r.shell();
     const running = sh.send('sleep 100', 60_000);
-    await waitFor(() => r.terminals.list(r.me)[0]?.busy && readFileSync('/proc/loadavg') && true);
-    await new Promise((res) => setTimeout(res, 100));
+    await waitFor(() => r.terminals.list(r.me)[0]?.foreground?.startsWith('sleep'), 'sleep in the foreground');
     const cancelled = await r.terminals.cancel(r.me, sh.id);
     const expected = { reason: 'stdin_read', cancelled: true, commandExitCode: 130, state: 'running' };
     expect(cancelled).toMatchObject(expected);
