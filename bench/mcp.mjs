@@ -26,7 +26,10 @@ console.log(`${'measure'.padEnd(60)} ${'dsh'.padStart(10)} ${'anchor'.padStart(1
 
 try {
   // 1. Round trip of bash {command:'true'} over MCP vs a direct tools.call, interleaved.
-  const direct = await compose({ config: { workspace: home, sandbox: { mode: 'danger-full-access' } } });
+  // The direct side spawns as `dsh mcp` does (strict containment), so the difference is MCP's.
+  const direct = await compose({
+    config: { workspace: home, sandbox: { mode: 'danger-full-access' }, subprocess: { containment: 'strict' } },
+  });
   const agent = direct.createAgent('bench');
   const client = new Client({ name: 'bench', version: '1' });
   const args = [bin, 'mcp', '--no-log', '--preset', 'base', '--workspace', home, '--sandbox', 'danger-full-access'];
