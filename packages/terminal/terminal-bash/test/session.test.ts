@@ -244,8 +244,7 @@ describe('regressions from review', () => {
     const r = await termRig();
     const sh = await r.shell();
     const pending = sh.send(`sleep 100\ntouch ${r.cwd}/ran-after-cancel`, 60_000);
-    await waitFor(() => r.terminals.list(r.me)[0]?.busy, 'busy');
-    await new Promise((res) => setTimeout(res, 300));
+    await waitFor(() => r.terminals.list(r.me)[0]?.foreground?.startsWith('sleep'), 'sleep in the foreground');
     await r.terminals.cancel(r.me, sh.id);
     expect(await pending).toMatchObject({ cancelled: true, reason: 'stdin_read' });
     await sh.send('true');

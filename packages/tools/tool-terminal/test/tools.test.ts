@@ -6,7 +6,7 @@ import { terminalPlugin } from '@dsh/terminal';
 import { terminalBashPlugin } from '@dsh/terminal-bash';
 import { toolTerminalPlugin } from '@dsh/tool-terminal';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, tempDir } from '../../../../test/support.js';
+import { isAlive, tempDir, waitFor } from '../../../../test/support.js';
 
 const open: Composition[] = [];
 afterEach(async () => {
@@ -62,7 +62,8 @@ describe('terminal tools', () => {
     const slow = await r.call('terminal_send', { terminal_id: id, input: 'sleep 100', timeout_ms: 200 });
     expect(slow.text).toMatch(/\[still running after 200 ms;/);
     const pending = r.call('terminal_send', { terminal_id: id, input: 'sleep 100' });
-    await new Promise((res) => setTimeout(res, 200));
+    const terminals = r.c.ctx.get('terminals');
+    await waitFor(() => terminals.list(r.agent)[0]?.busy, 'the second send to hold the terminal');
     const busy = await r.call('terminal_send', { terminal_id: id, input: 'ls' });
     expect(busy).toMatchObject({ isError: true, data: { error: { code: 'TERMINAL_BUSY' } } });
     const cancel = await r.call('terminal_cancel', { terminal_id: id });
