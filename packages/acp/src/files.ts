@@ -169,7 +169,7 @@ async function remote(runtime: SubprocessRuntime, req: FsRequest, data: string |
 
 /** The files of the world `runtime` runs in. */
 export function filesOf(runtime: SubprocessRuntime): AgentFiles {
-  const here = (runtime as { sharesFilesystem?: unknown }).sharesFilesystem !== false;
+  const here = runtime.sharesFilesystem;
   const serve = (req: FsRequest, data: string | null): Promise<FsVerdict> =>
     here
       ? Promise.resolve(agentFsOp(fs, path, req, data === null ? null : Buffer.from(data, 'utf8')))

@@ -53,7 +53,7 @@ async function run(
 
 /** File access for the world `runtime` runs in. */
 export function filesOf(runtime: SubprocessRuntime): FileAccess {
-  if ((runtime as { sharesFilesystem?: unknown }).sharesFilesystem !== false) return local;
+  if (runtime.sharesFilesystem) return local;
   return {
     async read(path) {
       const r = await run(runtime, ['cat', '--', path]);

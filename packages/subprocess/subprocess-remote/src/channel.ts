@@ -38,8 +38,7 @@ export function connectChannel(
   via: SubprocessRuntime,
   options: ChannelOptions,
 ): RemoteSubprocessRuntime {
-  const shares = (via as { sharesFilesystem?: unknown }).sharesFilesystem !== false;
-  return runtimeOver(startChannel(argv, via, options), argv, options, shares);
+  return runtimeOver(startChannel(argv, via, options), argv, options, via.sharesFilesystem);
 }
 
 /** Starts the channel process: raw stdin and stdout, a bounded stderr tail. */

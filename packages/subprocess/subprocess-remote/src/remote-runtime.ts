@@ -65,7 +65,7 @@ export class RemoteSubprocessRuntime extends SubprocessRuntime {
   }
 
   /** False when the world is another machine: paths there are not this machine's. */
-  get sharesFilesystem(): boolean {
+  override get sharesFilesystem(): boolean {
     return this.channel.sharesFilesystem !== false;
   }
 

@@ -34,4 +34,13 @@ export abstract class SubprocessRuntime {
 
   /** Terminates every live managed process tree and waits for each to be gone. Idempotent. */
   abstract dispose(): Promise<void>;
+
+  /**
+   * Whether what it starts sees this machine's files at the same paths: true here and in a
+   * sandbox world on this machine, false in a world on another machine (its files are read
+   * through it).
+   */
+  get sharesFilesystem(): boolean {
+    return true;
+  }
 }
