@@ -259,18 +259,14 @@ export class BashSession implements TerminalSession {
     const caughtUp = this.readerCaughtUp();
     // Once input began, a send that settled stops the rest of it; before that only a cancel or the
     // end of the session drop it (a send that timed out while it waited still types its input).
-    let began = false;
-    const stopped = (): boolean => this.exited || active.abandoned || (began && this.active !== active);
+    const stopped = (): boolean => this.exited || active.abandoned || (active.inputSent && this.active !== active);
     const write = (chunk: string): void => {
-      began = true;
+      active.inputSent = true;
       this.handle.write(chunk);
     };
     // Input for the prompt is written once the shell reads it, not while its prompt hook still runs.
     void (toShell ? this.editor.whenReading(Math.min(SHELL_READ_WAIT_MS, timeoutMs / 2)) : Promise.resolve())
-      .then(() => {
-        active.inputSent = true;
-        return writePaced(write, payload, caughtUp, stopped);
-      })
+      .then(() => writePaced(write, payload, caughtUp, stopped))
       .then(() => {
         active.writing = false;
       });
