@@ -32,6 +32,7 @@ export const DSH_ERROR_CODES = [
   'JOB_QUEUE_FULL',
   'TERMINAL_NOT_FOUND',
   'TERMINAL_BUSY',
+  'UNSAFE_DIRECTORY',
 ] as const;
 
 /** A code from {@link DSH_ERROR_CODES}, or a provider-specific string. */

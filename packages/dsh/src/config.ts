@@ -22,6 +22,21 @@ export interface SandboxConfig {
   network?: boolean;
   /** Absolute path of bubblewrap. @default '/usr/bin/bwrap' */
   bwrapPath?: string;
+  /**
+   * Paths no confined command may read (absolute or `~/…`); replaces the default list of
+   * credential stores (`DEFAULT_DENY_READ`: ~/.ssh, ~/.aws, ~/.dsh, …). The session log directory
+   * is always hidden too. @default DEFAULT_DENY_READ
+   */
+  denyRead?: string[];
+  /** Paths in the workspace left writable though protected by default (`.git/hooks`, `.git/config`, `.envrc`, …). @default [] */
+  allowWrite?: string[];
+  /**
+   * Per-world limits: `pids` (processes and threads at once), `memoryBytes`; null lifts one.
+   * @default { pids: 1024 (WORLD_PIDS_MAX), memoryBytes: half the machine's memory }
+   */
+  limits?: { pids?: number | null; memoryBytes?: number | null };
+  /** Size of each world's `/tmp` in bytes. @default 2 GiB (WORLD_TMP_BYTES) */
+  tmpBytes?: number;
 }
 
 /** Everything `compose` accepts; every key is optional. */
@@ -79,7 +94,15 @@ export interface OutputConfig {
 /** The config with defaults filled, as `dumpConfig()` shows it. */
 export interface ResolvedDshConfig {
   workspace: string;
-  sandbox: { mode: SandboxMode; network: boolean; bwrapPath: string | undefined };
+  sandbox: {
+    mode: SandboxMode;
+    network: boolean;
+    bwrapPath: string | undefined;
+    denyRead?: string[];
+    allowWrite?: string[];
+    limits?: { pids?: number | null; memoryBytes?: number | null };
+    tmpBytes?: number;
+  };
   shell: Omit<LocalBashConfig, 'cwd' | 'bash'>;
   jobs: JobServiceOptions;
   subprocess: { containment: 'auto' | 'strict' | 'session' };
@@ -108,7 +131,7 @@ export const CONFIG_KEYS = [
   'acp',
 ];
 const NESTED: Record<string, readonly string[]> = {
-  sandbox: ['mode', 'network', 'bwrapPath'],
+  sandbox: ['mode', 'network', 'bwrapPath', 'denyRead', 'allowWrite', 'limits', 'tmpBytes'],
   shell: ['timeoutMs', 'maxTimeoutMs', 'maxOutputBytes', 'spillDir', 'maxSpillBytes', 'graceMs'],
   jobs: ['maxRunningPerOwner', 'maxQueuedPerOwner', 'retainCount', 'retainMs'],
   subprocess: ['containment'],
@@ -185,7 +208,15 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   }
   return {
     workspace,
-    sandbox: { mode, network: sandbox.network ?? false, bwrapPath: sandbox.bwrapPath },
+    sandbox: {
+      mode,
+      network: sandbox.network ?? false,
+      bwrapPath: sandbox.bwrapPath,
+      ...(sandbox.denyRead !== undefined ? { denyRead: sandbox.denyRead } : {}),
+      ...(sandbox.allowWrite !== undefined ? { allowWrite: sandbox.allowWrite } : {}),
+      ...(sandbox.limits !== undefined ? { limits: sandbox.limits } : {}),
+      ...(sandbox.tmpBytes !== undefined ? { tmpBytes: sandbox.tmpBytes } : {}),
+    },
     shell: { ...objectOr(c.shell, 'shell', {}) },
     jobs: { ...objectOr(c.jobs, 'jobs', {}) },
     subprocess: { containment: subprocess.containment ?? 'auto' },

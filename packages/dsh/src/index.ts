@@ -11,7 +11,15 @@ export { JobService } from '@dsh/jobs';
 export type { ShellExecRequest, ShellExecResult, ShellExecSpec, ShellProcess } from '@dsh/shell';
 export { parseShellResult, renderShellResult, ShellExecutor } from '@dsh/shell';
 export type { SpawnSpec, SubprocessHandle } from '@dsh/subprocess';
-export { SENSITIVE_ENV_PATTERN, SubprocessRuntime, scrubbedParentEnv } from '@dsh/subprocess';
+export {
+  CREDENTIAL_URL_PATTERN,
+  CREDENTIAL_VALUE_PATTERN,
+  isScrubbedEnvEntry,
+  SENSITIVE_ENV_PATTERN,
+  SENSITIVE_ENV_SUFFIX_PATTERN,
+  SubprocessRuntime,
+  scrubbedParentEnv,
+} from '@dsh/subprocess';
 export { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 export {
   EXIT_INTERNAL,
@@ -34,6 +42,8 @@ export { DEFAULT_SESSION_ROOT, LOG_SEND_OUTPUT_MAX_CHARS, SessionLog } from './l
 export { factsOfRecord, renderSession, renderSessionJson } from './log/show-log.js';
 export type { PresetName } from './presets.js';
 export { PRESETS, presetPlugins } from './presets.js';
+export type { PrivateDirOptions } from './safe-dir.js';
+export { ensurePrivateDir, makeFreshPrivateDir, UNSAFE_DIRECTORY } from './safe-dir.js';
 export { DSH_VERSION } from './version.js';
 export type { WorldConfig } from './world.js';
 export { WORLD_REMOTE_PLUGIN } from './world.js';

@@ -7,9 +7,11 @@
  * kept; directories of dsh processes that died are swept at start.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { writeNoEditor } from '@dsh/bash-local';
+import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions } from './safe-dir.js';
 
 /** Retained output copies of one composition stay under this many bytes: the oldest go first. */
 export const OUTPUT_BUDGET_BYTES = 1024 * 1024 * 1024;
@@ -82,22 +84,45 @@ export class RemoteOutputPlace implements OutputPlace {
   }
 }
 
+/** What a refused output directory's message says to do. */
+const OUTPUT_DIR: PrivateDirOptions = {
+  what: 'The output directory',
+  remedy: 'choose another with config.output.dir',
+};
+
 /** One composition's output directory. */
 export class OutputStore implements OutputPlace {
   readonly dir: string;
   /** Spill files of ctx.shell. */
   readonly spillDir: string;
+  /** The stand-in editor, `<dir>/bin/dsh-no-editor`, written before any world starts. */
+  readonly editor: string;
 
-  /** Sweeps dead ones, then makes this composition's directory (0700). */
+  /**
+   * Checks the root (made 0700 when missing; ours but wider is tightened to 0700), sweeps dead
+   * run directories, then makes this composition's directory, its `spill/` and `bin/` (each
+   * 0700, fresh) and the stand-in editor in `bin/`.
+   * @throws DshError `UNSAFE_DIRECTORY` when the root is a symbolic link, not a directory, or
+   * another user's (see {@link ensurePrivateDir}).
+   */
   constructor(
     root: string,
     private readonly options: { keep: boolean; maxBytes: number },
   ) {
-    mkdirSync(root, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(root, OUTPUT_DIR);
     sweepDeadOutput(root);
     this.dir = join(root, `run-${process.pid}-${randomBytes(4).toString('hex')}`);
     this.spillDir = join(this.dir, 'spill');
-    mkdirSync(this.spillDir, { recursive: true, mode: 0o700 });
+    makeFreshPrivateDir(this.dir, OUTPUT_DIR);
+    try {
+      makeFreshPrivateDir(this.spillDir, OUTPUT_DIR);
+      const bin = join(this.dir, 'bin');
+      makeFreshPrivateDir(bin, OUTPUT_DIR);
+      this.editor = writeNoEditor(bin);
+    } catch (error) {
+      rmSync(this.dir, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** Removes the oldest retained files until the rest fit the budget. Returns how many it removed. */

@@ -48,6 +48,12 @@ export function presetPlugins(
     mode: config.sandbox.mode,
     workspace,
     network: config.sandbox.network,
+    ...(config.sandbox.denyRead ? { denyRead: config.sandbox.denyRead } : {}),
+    ...(config.sandbox.allowWrite ? { allowWrite: config.sandbox.allowWrite } : {}),
+    ...(config.sandbox.limits ? { limits: config.sandbox.limits } : {}),
+    ...(config.sandbox.tmpBytes !== undefined ? { tmpBytes: config.sandbox.tmpBytes } : {}),
+    // The session log (every agent's calls, and what a person typed) is never readable in a world.
+    ...(config.sessionLog ? { hidden: [config.sessionLog.dir] } : {}),
     // Output copies are read at the same path inside the agent's world as outside it.
     outputDirs: spillDir === output.spillDir ? [output.dir] : [output.dir, spillDir],
     ...(config.sandbox.bwrapPath ? { bwrapPath: config.sandbox.bwrapPath } : {}),

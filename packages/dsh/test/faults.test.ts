@@ -95,7 +95,12 @@ describe('faults through the stack', () => {
     const agent = dsh.createAgent('s');
     expect(parseShellResult((await dsh.tools.call(agent, 'bash', { command: 'echo in' })).text).exitCode).toBe(0);
     rmSync(bwrap);
-    const lost = await dsh.tools.call(agent, 'bash', { command: 'kill -9 $PPID; sleep 5' });
+    // The world is ended from the host (its server is out of the commands' reach) while a call runs.
+    const pending = dsh.tools.call(agent, 'bash', { command: 'sleep 38.25' });
+    await waitFor(() => spawnSync('pgrep', ['-f', 'sleep 38.25']).status === 0, 'the command running');
+    const world = spawnSync('pgrep', ['-f', ws], { encoding: 'utf8' }).stdout.trim().split('\n').map(Number);
+    for (const pid of world) if (pid > 1) process.kill(pid, 'SIGKILL');
+    const lost = await pending;
     const facts = parseShellResult(lost.text);
     expect(facts.runnerFailed || facts.startError !== null).toBe(true);
     const next = await dsh.tools.call(agent, 'bash', { command: 'echo again' });

@@ -147,15 +147,30 @@ describe('worlds belong to their agent', () => {
   });
 
   it('a world whose runner fails is told by the channel as a runner failure, and the next call gets a new world', async () => {
-    const dsh = await make('workspace-write');
-    const agent = dsh.createAgent('w');
-    const first = await dsh.tools.call(agent, 'bash', { command: 'echo $PPID' });
-    expect(parseShellResult(first.text).exitCode).toBe(0);
-    // The world's server is the parent of every command in it: end it from inside.
-    const kill = await dsh.tools.call(agent, 'bash', { command: 'kill -9 $PPID; sleep 5' });
-    expect(parseShellResult(kill.text).runnerFailed || parseShellResult(kill.text).startError !== null).toBe(true);
-    const again = await dsh.tools.call(agent, 'bash', { command: 'echo back' });
-    expect(again.text).toBe('back\n\n[exit code: 0]');
+    const workspace = mkdtempSync(join(root, 'lost-'));
+    const dsh = await compose({ config: { workspace, sandbox: { mode: 'workspace-write' } } });
+    try {
+      const agent = dsh.createAgent('w');
+      const first = await dsh.tools.call(agent, 'bash', { command: 'echo $PPID' });
+      expect(parseShellResult(first.text).exitCode).toBe(0);
+      // The world's server is the parent of every command in it, and out of their reach.
+      const refused = await dsh.tools.call(agent, 'bash', { command: 'kill -9 $PPID' });
+      expect(parseShellResult(refused.text).exitCode).not.toBe(0);
+      // Ended from the host: the call in flight is a runner failure.
+      const pending = dsh.tools.call(agent, 'bash', { command: 'sleep 37.25' });
+      await waitFor(() => spawnSync('pgrep', ['-f', 'sleep 37.25']).status === 0, 'the command running');
+      const world = await waitFor(() => {
+        const found = spawnSync('pgrep', ['-f', workspace], { encoding: 'utf8' }).stdout.trim();
+        return found === '' ? null : found.split('\n').map(Number);
+      }, 'the world');
+      for (const pid of world) if (pid > 1) process.kill(pid, 'SIGKILL');
+      const lost = parseShellResult((await pending).text);
+      expect(lost.runnerFailed || lost.startError !== null).toBe(true);
+      const again = await dsh.tools.call(agent, 'bash', { command: 'echo back' });
+      expect(again.text).toBe('back\n\n[exit code: 0]');
+    } finally {
+      await dsh.dispose();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
  * Bounded session history: at each new session, sessions older than {@link SESSION_RETAIN_MS}
  * are removed, and then the oldest until all kept sessions fit in {@link SESSION_RETAIN_BYTES}.
  */
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Sessions older than this are removed: a month of history. */
@@ -22,6 +22,15 @@ export interface SessionDir {
   bytes: number;
 }
 
+/** True when `path` is a directory itself, not a symbolic link to one (a swapped-in link is never swept through). */
+function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function list(path: string): string[] {
   try {
     return readdirSync(path);
@@ -34,9 +43,10 @@ function list(path: string): string[] {
 export function sessionDirs(root: string): SessionDir[] {
   const found: SessionDir[] = [];
   for (const day of list(root)) {
-    if (!DAY.test(day)) continue;
+    if (!DAY.test(day) || !isRealDir(join(root, day))) continue;
     for (const id of list(join(root, day))) {
       const dir = join(root, day, id);
+      if (!isRealDir(dir)) continue;
       let bytes = 0;
       let mtimeMs = 0;
       for (const file of list(dir)) {
@@ -68,6 +78,7 @@ export function sweepSessions(
     total -= s.bytes;
   }
   for (const day of list(root)) {
-    if (DAY.test(day) && list(join(root, day)).length === 0) rmSync(join(root, day), { recursive: true, force: true });
+    if (DAY.test(day) && isRealDir(join(root, day)) && list(join(root, day)).length === 0)
+      rmSync(join(root, day), { recursive: true, force: true });
   }
 }

@@ -8,23 +8,20 @@
  * recovered from the rendered text with `parseShellResult`.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions } from '../safe-dir.js';
 import { sweepSessions } from './retention.js';
 import { zstdCompress } from './zstd.js';
 
 /** Where session logs go unless configured otherwise. */
 export const DEFAULT_SESSION_ROOT = join(homedir(), '.dsh', 'sessions');
+/** What a refused session log directory's message says to do. */
+const LOG_DIR: PrivateDirOptions = {
+  what: 'The session log directory',
+  remedy: 'choose another with --log-dir (config.sessionLog.dir)',
+};
 /** Output of one terminal send kept in the log: enough to follow the session, bounded like a tool result. */
 export const LOG_SEND_OUTPUT_MAX_CHARS = 8_000;
 /** Logs larger than this stay uncompressed at the end: compression holds the whole file in memory. */
@@ -71,19 +68,25 @@ export class SessionLog {
   }
 
   /**
-   * Starts a new session under `root` (sweeping sessions past retention first) and writes its
-   * first line. @throws when the directory cannot be made (the caller decides whether to run unlogged).
+   * Checks `root` (and `~/.dsh` for the default root; see {@link ensurePrivateDir}), starts a new
+   * session under it (sweeping sessions past retention first) and writes its first line.
+   * @throws DshError `UNSAFE_DIRECTORY` when the root, `~/.dsh` or the day directory is a
+   * symbolic link, not a directory or another user's; other errors when the directory cannot be
+   * made (the caller decides whether to run unlogged).
    */
   static open(root: string, start: SessionStart): SessionLog {
     const now = new Date();
+    if (root === DEFAULT_SESSION_ROOT) ensurePrivateDir(dirname(root), LOG_DIR);
+    ensurePrivateDir(root, LOG_DIR);
     sweepSessions(root, now.getTime());
     const day = now.toISOString().slice(0, 10);
     const id = `${now
       .toISOString()
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+    ensurePrivateDir(join(root, day), LOG_DIR);
     const dir = join(root, day, id);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeFreshPrivateDir(dir, LOG_DIR);
     const log = new SessionLog(id, dir);
     log.write({ type: 'session_start', session: id, pid: process.pid, ...start });
     return log;

@@ -41,7 +41,7 @@ describe.each(ERAS)('escalation over MCP (%s era)', (era) => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain(`touch ${dir}/escalated`);
     const after = await client.callTool({ name: 'bash', arguments: { command: `touch ${dir}/after` } });
-    expect(textOf(after)).toContain('[sandbox denied: file; mode: workspace-write]');
+    expect(textOf(after)).toContain(`[sandbox denied: file ${dir}/after; mode: workspace-write]`);
     expect(existsSync(join(dir, 'after'))).toBe(false);
   });
 

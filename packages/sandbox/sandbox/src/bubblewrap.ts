@@ -4,12 +4,15 @@
  * dispose and with dsh (`--die-with-parent`).
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { DshError } from '@dsh/core';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { SERVER_ENTRY } from '@dsh/subprocess-remote';
 import { classifyRun } from './classify.js';
+import { type FenceFiles, placeSeccomp, prepareFenceFiles } from './fence-dir.js';
+import { seccompSupported, worldSeccompFilter } from './seccomp/index.js';
 import type { ResolvedSandbox, RunEvidence, Sandbox, SandboxFacts, World } from './types.js';
 import { SandboxWorld } from './world.js';
 
@@ -17,6 +20,11 @@ import { SandboxWorld } from './world.js';
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 /** How long the one-time probe run of the runner may take. */
 const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * The processes of a world's machinery, by pid inside its pid namespace: bubblewrap's init (1)
+ * and the runtime server (2). The seccomp program refuses signals and process control aimed at them.
+ */
+export const WORLD_MACHINERY_PIDS: readonly number[] = [1, 2];
 
 /** Options of {@link BubblewrapSandbox}. */
 export interface BubblewrapOptions {
@@ -30,6 +38,8 @@ export interface BubblewrapOptions {
    * runtime server probed. Worlds then start there, with the remote's paths. @default this machine
    */
   farSide?: FarSide;
+  /** The private directory of the fence's own files on this machine. @default `<tmpdir>/dsh-<user>/fence` */
+  fenceDir?: string;
 }
 
 /** What a remote runtime server said about confinement where it runs. */
@@ -44,7 +54,16 @@ export interface FarSide {
 
 /** The key of a world: its scope and its policy. */
 function keyOf(policy: ResolvedSandbox): string {
-  return JSON.stringify([policy.scope ?? '', policy.mode, [...policy.writableRoots].sort(), policy.network]);
+  return JSON.stringify([
+    policy.scope ?? '',
+    policy.mode,
+    [...policy.writableRoots].sort(),
+    policy.network,
+    policy.denyRead ?? [],
+    policy.unprotected ?? [],
+    policy.limits ?? {},
+    policy.tmpBytes ?? 0,
+  ]);
 }
 
 /** Confines commands in bubblewrap worlds. */
@@ -52,6 +71,8 @@ export class BubblewrapSandbox implements Sandbox {
   readonly bwrapPath: string;
   private readonly outputDirs: readonly string[];
   private readonly farSide: FarSide | undefined;
+  private readonly fenceDir: string | undefined;
+  private files: (FenceFiles & { seccomp: string | null }) | undefined;
   private probed: string | null | undefined; // undefined: not probed; null: works; string: why not
   private readonly worlds = new Map<string, SandboxWorld>();
   private disposing: Promise<void> | undefined;
@@ -62,6 +83,7 @@ export class BubblewrapSandbox implements Sandbox {
     this.bwrapPath = o.bwrapPath ?? DEFAULT_BWRAP_PATH;
     this.outputDirs = [...(o.outputDirs ?? [])];
     this.farSide = o.farSide;
+    this.fenceDir = o.fenceDir;
     if (!isAbsolute(this.bwrapPath)) {
       throw new DshError('INVALID_ARGUMENT', 'the bubblewrap path must be absolute.', { data: { field: 'bwrapPath' } });
     }
@@ -127,31 +149,60 @@ export class BubblewrapSandbox implements Sandbox {
         { data: { mode: policy.mode, bwrapPath: this.bwrapPath } },
       );
     }
+    const files = this.farSide ? null : this.fenceFiles();
     const world = new SandboxWorld(key, policy, host, {
       bwrapPath: this.farSide?.bwrapPath ?? this.bwrapPath,
       // The far side's paths cannot be looked at from here: they are bound as given (a missing
       // one makes the world fail to start, told as a runner failure, never a silent gap).
-      ...(this.farSide ? { exists: () => true } : {}),
+      ...(this.farSide ? { exists: () => true, local: false } : {}),
       outputDirs: this.outputDirs,
-      node: this.farSide?.node ?? process.execPath,
+      node: this.farSide?.node ?? files?.node ?? process.execPath,
       entry: this.farSide?.entry ?? SERVER_ENTRY,
+      seccompFile: files?.seccomp ?? null,
+      ...(files ? { unreadable: files.unreadable } : {}),
     });
     this.worlds.set(key, world);
     this.retireIdle(policy.scope ?? '', key);
     return world;
   }
 
+  /**
+   * The fence's files on this machine (made once): the execute-only Node.js, the unreadable
+   * file and the seccomp program.
+   * @throws DshError `UNSAFE_DIRECTORY` when the fence directory is not private.
+   */
+  private fenceFiles(): FenceFiles & { seccomp: string | null } {
+    if (this.files) return this.files;
+    const files = prepareFenceFiles(this.fenceDir);
+    let seccomp: string | null = null;
+    if (seccompSupported()) {
+      const program = worldSeccompFilter({ protectedPids: WORLD_MACHINERY_PIDS });
+      const name = `seccomp-${createHash('sha256').update(program).digest('hex').slice(0, 16)}.bpf`;
+      seccomp = placeSeccomp(files.dir, name, program);
+    }
+    this.files = { ...files, seccomp };
+    return this.files;
+  }
+
   classify(evidence: RunEvidence, policy: ResolvedSandbox, world: World): SandboxFacts {
-    return classifyRun(evidence, policy, world.enforcement);
+    const limitsAfter = evidence.limitsBefore ? (world.limitCounters?.() ?? null) : null;
+    return classifyRun({ ...evidence, limitsAfter }, policy, world.enforcement);
   }
 
   /** Worlds that exist now, with their set-up time (for dumpConfig and benches). */
-  worldsInUse(): { mode: string; scope: string; setUpMs: number | null; live: number }[] {
+  worldsInUse(): {
+    mode: string;
+    scope: string;
+    setUpMs: number | null;
+    live: number;
+    limits: { pids: boolean; memory: boolean };
+  }[] {
     return [...this.worlds.values()].map((w) => ({
       mode: w.policy.mode,
       scope: w.policy.scope ?? '',
       setUpMs: w.setUpMs,
       live: w.runtime.trackedCount,
+      limits: w.limitsEnforced,
     }));
   }
 

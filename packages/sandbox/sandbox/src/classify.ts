@@ -5,7 +5,43 @@
  * are not evidence: a read of /etc/shadow fails the same way outside the sandbox.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
+import { SECCOMP_ALWAYS_DENIED } from './seccomp/index.js';
 import type { ResolvedSandbox, RunEvidence, SandboxFacts } from './types.js';
+
+/** The error text of a call the seccomp program refused (EPERM). */
+const NOT_PERMITTED = /operation not permitted|EPERM/i;
+/** Tools whose refusal names the call they make, not the call itself. */
+const TOOL_CALLS: Record<string, string> = {
+  strace: 'ptrace',
+  gdb: 'ptrace',
+  ltrace: 'ptrace',
+  nsenter: 'setns',
+  unshare: 'unshare',
+  mount: 'mount',
+  umount: 'umount2',
+  swapon: 'swapon',
+  swapoff: 'swapoff',
+  'perf stat': 'perf_event_open',
+  keyctl: 'keyctl',
+  bpftool: 'bpf',
+};
+/** Every name the refusal of a denied call may carry, longest first. */
+const CALL_NAMES = [...Object.keys(SECCOMP_ALWAYS_DENIED), 'unshare', 'clone', ...Object.keys(TOOL_CALLS)].sort(
+  (a, b) => b.length - a.length,
+);
+/** A permission error's text. */
+const PERMISSION = /permission denied|EACCES/i;
+
+/** The denied call a line of stderr names, or null. */
+function refusedCall(line: string): string | null {
+  if (!NOT_PERMITTED.test(line)) return null;
+  for (const name of CALL_NAMES) {
+    if (new RegExp(`(?:^|[^A-Za-z0-9_])${name.replace(' ', '\\s+')}(?:[^A-Za-z0-9_]|$)`).test(line)) {
+      return TOOL_CALLS[name] ?? name;
+    }
+  }
+  return null;
+}
 
 /** Error texts of a write refused by a read-only bind. */
 const READ_ONLY = /read-only file system|EROFS/i;
@@ -38,6 +74,19 @@ function refusedPaths(text: string, kind: RegExp): string[] {
   return paths;
 }
 
+/**
+ * The world limit a run hit, from the host's counters: a fork refused at the pids limit while it
+ * ran, or a process of it killed out of memory (and the run ended by SIGKILL). Null without counters.
+ */
+function limitHit(evidence: RunEvidence): 'pids' | 'memory' | null {
+  const before = evidence.limitsBefore;
+  const after = evidence.limitsAfter;
+  if (!before || !after) return null;
+  if (after.oom > before.oom && (evidence.signal === 'SIGKILL' || evidence.exitCode === 137)) return 'memory';
+  if (after.pids > before.pids) return 'pids';
+  return null;
+}
+
 /** Classifies a finished confined run. */
 export function classifyRun(
   evidence: RunEvidence,
@@ -48,13 +97,27 @@ export function classifyRun(
   if (policy.mode === 'danger-full-access') return base;
   // Told by the channel: a command's own text (even one that prints "bwrap: …") never counts.
   if (evidence.startError && RUNNER_FAILURES.has(evidence.startError)) return { ...base, runnerFailed: true };
+  const limit = limitHit(evidence);
+  if (limit) return { ...base, limit };
   if (evidence.exitCode === 0) return base;
   const text = evidence.stderr; // stdout is the command's data, not its errors
   const outside = (p: string): boolean => !policy.writableRoots.some((root) => inside(p, root));
+  // A read refused in a hidden path: the fence put an unreadable file or directory there.
+  const hidden = policy.denyRead ?? [];
+  if (hidden.length > 0 && PERMISSION.test(text)) {
+    const path = refusedPaths(text, PERMISSION).find((p) => hidden.some((h) => inside(p, h)));
+    if (path) return { ...base, denied: true, denial: 'file', denialDetail: path };
+  }
+  for (const line of text.split('\n')) {
+    const call = refusedCall(line);
+    if (call) return { ...base, denied: true, denial: 'syscall', denialDetail: call };
+  }
   if (READ_ONLY.test(text)) {
     const paths = refusedPaths(text, READ_ONLY);
     // EROFS only happens on our read-only binds: it is a denial even when the path is not named.
-    if (paths.length === 0 || paths.some(outside)) return { ...base, denied: true, denial: 'file' };
+    if (paths.length === 0 || paths.some(outside)) {
+      return { ...base, denied: true, denial: 'file', denialDetail: paths.find(outside) ?? null };
+    }
   }
   if (!policy.network && (NETWORK.test(text) || (MASKED_SOCKET.test(text) && /\/run\//.test(text)))) {
     return { ...base, denied: true, denial: 'network' };

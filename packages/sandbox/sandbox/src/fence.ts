@@ -1,54 +1,121 @@
 /**
- * The bubblewrap fence of an execution world: read-only `/`, the writable roots bound
- * read-write, a fresh `/tmp`, `/proc` and `/dev`, the composition's output directories bound
- * read-write at the same paths (so a saved output path works inside as outside), no network
- * (and an empty `/run`) unless allowed, no capabilities, its own pid namespace and session, and
- * it dies with its parent.
+ * The bubblewrap fence of an execution world, in mount order (a later mount covers an earlier):
+ * - `/` read-only (submounts included: `/sys` too), a fresh `/dev` and `/proc`, with the kernel's
+ *   knobs read-only or masked (kernel-masks.ts);
+ * - a fresh `/tmp` of bounded size, an empty `/run` (and `/var/run` where it is a directory of
+ *   its own), with the network on or off: the host's daemons' sockets live there;
+ * - the paths a world must not read (`denyRead`: credential stores, `~/.dsh`, session logs, the
+ *   composition's output root with other compositions' directories) hidden: an unreadable
+ *   directory or file over each;
+ * - the world's own programs read-only where a mask replaced their directory;
+ * - the writable roots read-write (workspace-write) or the workspace read-only (read-only mode,
+ *   so a workspace under `/tmp` is there too), with the files a person's tools later run
+ *   unconfined read-only inside them (protect.ts);
+ * - the composition's output directories read-write at the same paths (so a saved output path
+ *   works inside as outside), with their `bin/` (the stand-in editor, run outside by an approved
+ *   escalation) read-only;
+ * - no network unless allowed, no capabilities, its own pid namespace and session, dying with its
+ *   parent, and the seccomp program where one is given (world.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { IF_FILE, ifExists, kernelMaskArgs } from './kernel-masks.js';
+import { protectedPaths } from './protect.js';
 import type { ResolvedSandbox } from './types.js';
 
-/** Where the world's own cgroup is bound in, when its channel has one (see world.ts). */
-export const CGROUP_SLOT = '--dsh-cgroup-bind';
+/** Where the seccomp descriptor and the world's cgroup descriptor are filled in (see world.ts). */
+export const CGROUP_SLOT = '--dsh-cgroup-fd';
+/** The size of a world's `/tmp` unless the policy says: a RAM tmpfs, so it is bounded. */
+export const WORLD_TMP_BYTES = 2 * 1024 * 1024 * 1024;
+
+/** What the fence needs besides the policy. */
+export interface FenceInput {
+  /** Directories bound read-write at the same path (the composition's output copies). */
+  outputDirs: readonly string[];
+  /** The world's own programs (Node.js, the runtime server), as the host sees them. */
+  programs?: readonly string[];
+  /** Whether a path exists where the fence runs (this machine unless a remote world says). */
+  exists?: (path: string) => boolean;
+  /** A file no one without capabilities can read, bound over masked files. @default '/dev/null' */
+  unreadable?: string;
+  /** Whether the fence runs on this machine (its files can be read here). @default true */
+  local?: boolean;
+}
 
 /** The bwrap options for `policy` (everything before `--`), and whether every part could be enforced. */
 export function fenceArgs(
   policy: ResolvedSandbox,
-  outputDirs: readonly string[],
-  programs: readonly string[] = [],
-  /** Whether a path exists where the fence runs (this machine unless a remote world says). */
-  exists: (path: string) => boolean = existsSync,
+  input: FenceInput,
 ): { args: string[]; enforcement: 'full' | 'partial' } {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  // No network also means no daemons: their sockets live in /run, which a network namespace
-  // does not cover (path sockets are files). Sockets elsewhere stay reachable (see README).
-  if (!policy.network) args.push('--tmpfs', '/run');
-  // The world's own programs (Node.js, the runtime server and what it loads) stay visible when
-  // they live under a directory the fence replaces (a checkout or a boot cache in /tmp): their
-  // top directory there is bound read-only — before the writable roots, which may lie inside it.
-  for (const dir of programDirs(programs, policy.network, exists)) args.push('--ro-bind', dir, dir);
+  const exists = input.exists ?? existsSync;
+  const unreadable = input.unreadable ?? '/dev/null';
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...kernelMaskArgs(unreadable)];
+  args.push('--size', String(policy.tmpBytes ?? WORLD_TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', '/run');
+  if ((input.local ?? true) && isRealDir('/var/run')) args.push('--tmpfs', '/var/run'); // not Debian's link to /run
+  const hidden = hiddenPaths(policy, input.outputDirs);
+  for (const path of hidden) {
+    args.push(...ifExists(`${path}/.`, ['--perms', '000', '--tmpfs', path]));
+    args.push(...ifFile(path, ['--ro-bind', unreadable, path]));
+  }
+  // The world's own programs stay visible when they live under a directory the fence replaces
+  // (a checkout or a boot cache in /tmp): their top directory there is bound read-only — before
+  // the writable roots, which may lie inside it.
+  for (const dir of programDirs(input.programs ?? [], ['/tmp', '/run', ...hidden], exists)) {
+    args.push('--ro-bind', dir, dir);
+  }
   let enforcement: 'full' | 'partial' = 'full';
   if (policy.mode === 'workspace-write') {
-    for (const root of policy.writableRoots) {
-      if (exists(root)) args.push('--bind', root, root);
-      else enforcement = 'partial'; // a root that does not exist cannot be bound (nor written)
-    }
+    const present = policy.writableRoots.filter((root) => exists(root));
+    if (present.length < policy.writableRoots.length) enforcement = 'partial'; // a missing root cannot be bound
+    for (const root of present) args.push('--bind', root, root);
+    const guard = protectedPaths(present, policy.unprotected ?? [], input.local ?? true);
+    for (const dir of guard.writable) args.push(...ifExists(`${dir}/.`, ['--bind', dir, dir]));
+    for (const path of guard.readOnly) args.push(...ifExists(path, ['--ro-bind', path, path]));
+  } else {
+    for (const root of policy.readableRoots ?? []) if (exists(root)) args.push('--ro-bind', root, root);
   }
   // The composition's output copies: written by the world's server, read by later commands.
-  for (const dir of outputDirs) if (exists(dir)) args.push('--bind', dir, dir);
+  for (const dir of input.outputDirs) {
+    if (!exists(dir)) continue;
+    args.push('--bind', dir, dir, ...ifExists(join(dir, 'bin'), ['--ro-bind', join(dir, 'bin'), join(dir, 'bin')]));
+  }
   if (!policy.network) args.push('--unshare-net');
   // No capabilities inside, even when dsh runs as root: otherwise a command could remount `/`
   // read-write or undo the masks. Its own pid namespace: no view of (or signal to) host
   // processes, and everything in it dies with the world. Its own session: no way back to the
   // terminal dsh runs on (terminals inside get a session of their own from their PTY).
-  args.push('--cap-drop', 'ALL', '--unshare-pid', '--die-with-parent', '--new-session', CGROUP_SLOT);
+  args.push('--cap-drop', 'ALL', '--unshare-pid', '--die-with-parent', '--new-session');
   return { args, enforcement };
 }
 
-/** The directories the fence replaces with empty ones. */
-function masked(network: boolean): string[] {
-  return network ? ['/tmp'] : ['/tmp', '/run'];
+/** `args`, applied only where `path` exists and is not a directory (world.ts expands it). */
+function ifFile(path: string, args: string[]): string[] {
+  return [IF_FILE, path, String(args.length), ...args];
+}
+
+function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The paths a world of `policy` must not read: the policy's `denyRead`, and the parents of the
+ * output directories (other compositions' output lives beside this one's), except where they
+ * would cover a writable root.
+ */
+function hiddenPaths(policy: ResolvedSandbox, outputDirs: readonly string[]): string[] {
+  const roots = [...policy.writableRoots, ...(policy.readableRoots ?? [])];
+  const covers = (path: string): boolean => roots.some((r) => r === path || r.startsWith(`${path}/`));
+  const out = new Set<string>();
+  for (const path of policy.denyRead ?? []) if (!covers(path)) out.add(path);
+  for (const dir of outputDirs) {
+    const parent = dirname(dir);
+    if (parent !== '/' && !covers(parent) && !parent.startsWith('/tmp/') && parent !== '/tmp') out.add(parent);
+  }
+  return [...out];
 }
 
 /**
@@ -56,10 +123,14 @@ function masked(network: boolean): string[] {
  * loads: the nearest one above it with a `node_modules` (a checkout's root, a boot cache's
  * `runtime/<hash>`), else its own directory — bound read-only, never a whole shared temp dir.
  */
-function programDirs(programs: readonly string[], network: boolean, exists: (path: string) => boolean): string[] {
+function programDirs(
+  programs: readonly string[],
+  masked: readonly string[],
+  exists: (path: string) => boolean,
+): string[] {
   const dirs = new Set<string>();
   for (const path of programs) {
-    const top = masked(network).find((dir) => path.startsWith(`${dir}/`));
+    const top = masked.find((dir) => path.startsWith(`${dir}/`));
     if (!top) continue;
     let chosen = dirname(path);
     for (let at = dirname(path); at !== top && at.startsWith(`${top}/`); at = dirname(at)) {

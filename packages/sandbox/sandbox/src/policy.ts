@@ -3,9 +3,42 @@
  * overrides, the writable roots (the workspace) and the network switch. A mode cannot change
  * for an owner while something holds a fence on it (a live PTY started in the old mode).
  */
-import { isAbsolute, resolve } from 'node:path';
+import { homedir, totalmem } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { DshError, isOwner, type Owner } from '@dsh/core';
-import { type ResolvedSandbox, SANDBOX_MODES, type SandboxMode } from './types.js';
+import { WORLD_TMP_BYTES } from './fence.js';
+import { WORLD_MEMORY_SHARE, WORLD_PIDS_MAX } from './limits.js';
+import { type ResolvedSandbox, SANDBOX_MODES, type SandboxMode, type WorldLimits } from './types.js';
+
+/**
+ * What no confined command may read by default: the usual credential stores, and dsh's own
+ * directory (session logs of every agent, with what a person typed).
+ */
+export const DEFAULT_DENY_READ: readonly string[] = [
+  '~/.ssh',
+  '~/.aws',
+  '~/.config/gcloud',
+  '~/.azure',
+  '~/.kube',
+  '~/.docker',
+  '~/.netrc',
+  '~/.gnupg',
+  '~/.npmrc',
+  '~/.pypirc',
+  '~/.git-credentials',
+  '~/.dsh',
+];
+
+/** `path` with a leading `~/` made absolute against `home`; null when it is neither absolute nor `~/`. */
+export function expandHome(path: string, home: string = homedir()): string | null {
+  if (path.startsWith('~/')) return resolve(join(home, path.slice(2)));
+  return isAbsolute(path) ? resolve(path) : null;
+}
+
+/** The default limits of a world: {@link WORLD_PIDS_MAX} processes, {@link WORLD_MEMORY_SHARE} of the machine's memory. */
+export function defaultWorldLimits(): WorldLimits {
+  return { pids: WORLD_PIDS_MAX, memoryBytes: Math.floor(totalmem() * WORLD_MEMORY_SHARE) };
+}
 
 declare module '@dsh/core' {
   interface ServiceMap {
@@ -26,6 +59,39 @@ export interface SandboxPolicyOptions {
   writableRoots?: readonly string[];
   /** Network in restricted modes. @default false */
   network?: boolean;
+  /**
+   * Paths no confined command may read (absolute, or `~/` for the home directory); a read there
+   * is reported as `[sandbox denied: file PATH; …]`. Replaces the default list.
+   * @default DEFAULT_DENY_READ
+   */
+  denyRead?: readonly string[];
+  /** More paths hidden from worlds besides `denyRead` (dsh's own: a custom session log directory). @default [] */
+  hidden?: readonly string[];
+  /** Paths inside the writable roots left writable though they are protected by default (`.git/hooks`, `.envrc`, …). @default [] */
+  allowWrite?: readonly string[];
+  /** Per-world limits; a field set to null lifts that limit. @default defaultWorldLimits() */
+  limits?: { pids?: number | null; memoryBytes?: number | null };
+  /** Size of a world's `/tmp` in bytes. @default WORLD_TMP_BYTES (2 GiB, and within the memory limit) */
+  tmpBytes?: number;
+}
+
+function positiveInt(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new DshError('INVALID_ARGUMENT', `sandbox ${field} must be a positive integer.`, { data: { field } });
+  }
+  return value;
+}
+
+function absolutePaths(paths: readonly unknown[] | undefined, field: string): string[] {
+  return (paths ?? []).map((p) => {
+    const abs = typeof p === 'string' ? expandHome(p) : null;
+    if (abs === null) {
+      throw new DshError('INVALID_ARGUMENT', `sandbox ${field} entries must be absolute paths or start with ~/.`, {
+        data: { field },
+      });
+    }
+    return abs;
+  });
 }
 
 /** Per-owner sandbox decisions. */
@@ -34,6 +100,12 @@ export class SandboxPolicyService {
   readonly workspace: string;
   private readonly roots: string[];
   private readonly network: boolean;
+  /** The resolved deny-read list (absolute). */
+  readonly denyRead: readonly string[];
+  private readonly allowWrite: readonly string[];
+  /** The limits of every world. */
+  readonly limits: WorldLimits;
+  readonly tmpBytes: number;
   private readonly overrides = new Map<Owner, SandboxMode>();
   private readonly fences = new Map<Owner, number>();
   private readonly scopes = new WeakMap<Owner, string>();
@@ -63,6 +135,26 @@ export class SandboxPolicyService {
     this.workspace = resolve(options.workspace);
     this.roots = [this.workspace, ...(options.writableRoots ?? []).map((r) => resolve(r))];
     this.network = options.network ?? false;
+    this.denyRead = [
+      ...new Set([
+        ...absolutePaths(options.denyRead ?? DEFAULT_DENY_READ, 'denyRead'),
+        ...absolutePaths(options.hidden, 'hidden'),
+      ]),
+    ];
+    this.allowWrite = absolutePaths(options.allowWrite, 'allowWrite');
+    const defaults = defaultWorldLimits();
+    const pick = (key: keyof WorldLimits): number | undefined => {
+      const value = options.limits?.[key];
+      if (value === null) return undefined;
+      return value === undefined ? defaults[key] : positiveInt(value, `limits.${key}`);
+    };
+    const limits: WorldLimits = {};
+    const pids = pick('pids');
+    const memoryBytes = pick('memoryBytes');
+    if (pids !== undefined) limits.pids = pids;
+    if (memoryBytes !== undefined) limits.memoryBytes = memoryBytes;
+    this.limits = limits;
+    this.tmpBytes = options.tmpBytes === undefined ? WORLD_TMP_BYTES : positiveInt(options.tmpBytes, 'tmpBytes');
   }
 
   /** The mode in force for `owner` (its override, else the composition's). */
@@ -75,7 +167,12 @@ export class SandboxPolicyService {
     return {
       mode,
       writableRoots: mode === 'read-only' ? [] : [...this.roots],
+      readableRoots: [...this.roots],
       network: mode === 'danger-full-access' || this.network,
+      denyRead: this.denyRead,
+      unprotected: this.allowWrite,
+      limits: this.limits,
+      tmpBytes: this.tmpBytes,
       scope: owner ? this.scopeOf(owner) : 'shared',
     };
   }

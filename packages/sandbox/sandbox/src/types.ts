@@ -17,6 +17,16 @@ export interface ResolvedSandbox {
   writableRoots: readonly string[];
   /** Whether the command may use the network. */
   network: boolean;
+  /** Directories readable even where the fence masks their parent (the workspace, in read-only mode). @default [] */
+  readableRoots?: readonly string[];
+  /** Absolute paths a command must never read (credential stores, session logs). @default [] */
+  denyRead?: readonly string[];
+  /** Absolute paths inside the writable roots left writable though protect.ts would guard them. @default [] */
+  unprotected?: readonly string[];
+  /** Per-world resource limits; a field left out is not limited. @default no limits */
+  limits?: WorldLimits;
+  /** Size of the world's `/tmp` in bytes. @default WORLD_TMP_BYTES */
+  tmpBytes?: number;
   /**
    * Whose world the run belongs to (an opaque key per agent, minted by ctx.sandboxPolicy): runs of
    * one scope and policy share one world; other scopes never see it. @default one shared world
@@ -24,12 +34,24 @@ export interface ResolvedSandbox {
   scope?: string;
 }
 
+/** Resource limits of one world (every process in it together). */
+export interface WorldLimits {
+  /** Processes and threads at once. */
+  pids?: number;
+  /** Memory in bytes (RAM; its `/tmp` counts too). */
+  memoryBytes?: number;
+}
+
 /** What a run reports about its sandbox. */
 export interface SandboxFacts {
   mode: SandboxMode;
   /** The policy refused something the command tried (strong evidence only). */
   denied: boolean;
-  denial: 'file' | 'network' | null;
+  denial: 'file' | 'network' | 'syscall' | null;
+  /** What was refused, when the evidence names it (a path, a system call, a host). */
+  denialDetail?: string | null;
+  /** A world limit the run hit (its fork failed at the pids limit, or it was killed out of memory). */
+  limit?: 'pids' | 'memory' | null;
   /** `full`: the fence enforced every part of the policy; `partial`: some part could not be. */
   enforcement: 'full' | 'partial';
   /** The runner itself failed before the command ran (not the command's failure). */
@@ -42,6 +64,8 @@ export interface World {
   readonly runtime: SubprocessRuntime;
   /** `full`: the fence enforces every part of the policy; `partial`: some part could not be (e.g. a missing root). */
   readonly enforcement: 'full' | 'partial';
+  /** Counters of the world's limits (host side), read before and after a run to tell a limit hit. @default none */
+  limitCounters?(): { pids: number; oom: number } | null;
 }
 
 /** What a finished confined run looked like, for the classifier. */
@@ -51,6 +75,12 @@ export interface RunEvidence {
   stdout: string;
   /** The run's start failure code, when it never started (e.g. `WORLD_DISCONNECTED`). */
   startError?: string | null;
+  /** The signal that ended it, if one did. */
+  signal?: string | null;
+  /** The world's limit counters when the run started ({@link World.limitCounters}). */
+  limitsBefore?: { pids: number; oom: number } | null;
+  /** The same counters once it ended (filled in by the sandbox). */
+  limitsAfter?: { pids: number; oom: number } | null;
 }
 
 /** ctx.sandbox: the execution worlds of restricted modes. */

@@ -13,19 +13,36 @@
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { connectChannel, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
+import { IF_EXISTS, IF_FILE } from './kernel-masks.js';
+import { WorldLimitGroups } from './limits.js';
 
 /** The name of a host's nursery cgroup (see @dsh/subprocess-local). */
 const NURSERY = 'host';
 
 import type { ResolvedSandbox } from './types.js';
 
+/** Where the seccomp descriptor is filled in (removed when the world has no program). */
+export const SECCOMP_SLOT = '--dsh-seccomp';
+/** The descriptors the shim opens for bwrap: the seccomp program, and the world's cgroup directory. */
+const SECCOMP_FD = 4;
+const CGROUP_FD = 5;
+
 /**
- * Runs bwrap with the world's cgroup bound in place of {@link CGROUP_SLOT}: $1 is bwrap, the rest
- * its arguments. The cgroup is found from /proc/self/cgroup and the cgroup2 mount; nothing is
- * bound when it is the root, unreadable or not writable.
+ * Starts the world: $1 is bwrap, $2 the seccomp program's file (or empty), $3 and $4 the pids
+ * and memory limits (or empty), $5 the cgroup.procs files of the world's limit cgroups (colon
+ * separated, or empty), the rest bwrap's arguments. In order: the shim joins the limit cgroups
+ * (so the whole world is in them); waits for the host to move it out of its nursery; finds its
+ * own cgroup v2 directory (none when it is the root, unreadable or not writable), writes the
+ * limits there where the controllers are delegated, and opens it on a descriptor for the server
+ * (the world sees the cgroup tree read-only: its commands cannot move themselves out, while
+ * the server reaches the directory through the descriptor); opens the seccomp program; then
+ * expands the fence's conditional steps where the world runs (`--dsh-if PATH N …`: the next N
+ * arguments only where PATH exists; `--dsh-if-file`: only where it exists and is not a
+ * directory) and the two slots, and execs bwrap.
  */
 const SHIM = [
-  'bwrap=$1; shift',
+  'bwrap=$1; seccomp=$2; pmax=$3; mmax=$4; joins=$5; shift 5',
+  'if [ -n "$joins" ]; then old=$IFS; IFS=:; for f in $joins; do echo $$ > "$f" || exit 125; done; IFS=$old; fi',
   // A child starts in the host's nursery (`…/host`) and is moved into its tree's cgroup as the
   // spawn returns: wait for that move before looking (bounded; uncontained hosts have no nursery).
   'i=0; cg=$(sed -n "s/^0:://p" /proc/self/cgroup 2>/dev/null)',
@@ -33,12 +50,35 @@ const SHIM = [
   `mnt=$(awk '{for(i=7;i<=NF;i++) if($i=="-"){ if($(i+1)=="cgroup2" && $4=="/") print $5; break }}' /proc/self/mountinfo 2>/dev/null | head -n 1)`,
   'dir=""',
   'if [ -n "$cg" ] && [ "$cg" != "/" ] && [ -n "$mnt" ] && [ -w "$mnt$cg/cgroup.procs" ]; then dir="$mnt$cg"; fi',
-  'first=1',
+  'if [ -n "$dir" ]; then',
+  '  if [ -n "$pmax" ] && [ -w "$dir/pids.max" ]; then echo "$pmax" > "$dir/pids.max"; fi',
+  '  if [ -n "$mmax" ] && [ -w "$dir/memory.max" ]; then echo "$mmax" > "$dir/memory.max"; echo 0 > "$dir/memory.swap.max" 2>/dev/null; fi',
+  `  exec ${CGROUP_FD}<"$dir" || dir=""`,
+  'fi',
+  `if [ -n "$seccomp" ]; then exec ${SECCOMP_FD}<"$seccomp" || exit 125; fi`,
+  'first=1; want=0; keep=1; step=""; step2=""',
   'for a in "$@"; do',
   '  if [ "$first" = 1 ]; then set --; first=0; fi',
-  `  if [ "$a" = "${CGROUP_SLOT}" ]; then`,
-  '    if [ -n "$dir" ]; then set -- "$@" --bind "$dir" "$dir"; fi',
-  '  else set -- "$@" "$a"; fi',
+  '  if [ -n "$step" ]; then',
+  '    p=$a; step2=$step; step=""; continue',
+  '  fi',
+  '  if [ -n "$step2" ]; then',
+  '    want=$a',
+  '    if [ "$step2" = if ] && [ -e "$p" ]; then keep=1',
+  '    elif [ "$step2" = file ] && [ -e "$p" ] && [ ! -d "$p" ]; then keep=1',
+  '    else keep=0; fi',
+  '    step2=""; continue',
+  '  fi',
+  '  if [ "$want" -gt 0 ]; then',
+  '    want=$((want-1)); if [ "$keep" = 1 ]; then set -- "$@" "$a"; fi; continue',
+  '  fi',
+  '  case $a in',
+  `    ${IF_EXISTS}) step=if ;;`,
+  `    ${IF_FILE}) step=file ;;`,
+  `    ${SECCOMP_SLOT}) if [ -n "$seccomp" ]; then set -- "$@" --seccomp ${SECCOMP_FD}; fi ;;`,
+  `    ${CGROUP_SLOT}) if [ -n "$dir" ]; then set -- "$@" --cgroup-fd ${CGROUP_FD}; fi ;;`,
+  '    *) set -- "$@" "$a" ;;',
+  '  esac',
   'done',
   'exec "$bwrap" "$@"',
 ].join('\n');
@@ -48,19 +88,33 @@ export interface WorldStart {
   bwrapPath: string;
   /** Directories bound read-write at the same path (the composition's output copies). */
   outputDirs: readonly string[];
-  /** The Node.js program and the runtime server's entry, as the host sees them. */
+  /** The Node.js program the server runs on (inside the fence) and the runtime server's entry. */
   node: string;
   entry: string;
   /** Whether a path exists where the world runs. @default this machine's file system */
   exists?: (path: string) => boolean;
+  /** The compiled seccomp program's file where bwrap runs, or null for none. @default null */
+  seccompFile?: string | null;
+  /** A file no one without capabilities can read, where bwrap runs. @default '/dev/null' */
+  unreadable?: string;
+  /** Whether the world runs on this machine. @default true */
+  local?: boolean;
 }
 
-/** The command line that starts a world for `policy`. */
+/** The command line that starts a world for `policy` (its limit cgroups' join files in `joins`). */
 export function worldArgv(
   policy: ResolvedSandbox,
   start: WorldStart,
+  joins: readonly string[] = [],
 ): { argv: string[]; enforcement: 'full' | 'partial' } {
-  const { args, enforcement } = fenceArgs(policy, start.outputDirs, [start.node, start.entry], start.exists);
+  const { args, enforcement } = fenceArgs(policy, {
+    outputDirs: start.outputDirs,
+    programs: [start.node, start.entry],
+    ...(start.exists ? { exists: start.exists } : {}),
+    ...(start.unreadable ? { unreadable: start.unreadable } : {}),
+    local: start.local ?? true,
+  });
+  const limits = policy.limits ?? {};
   return {
     argv: [
       'sh',
@@ -68,12 +122,18 @@ export function worldArgv(
       SHIM,
       'dsh-world',
       start.bwrapPath,
+      start.seccompFile ?? '',
+      limits.pids === undefined ? '' : String(limits.pids),
+      limits.memoryBytes === undefined ? '' : String(limits.memoryBytes),
+      joins.join(':'),
       ...args,
+      SECCOMP_SLOT,
       '--',
       start.node,
       start.entry,
       '--containment',
       'auto',
+      CGROUP_SLOT,
     ],
     enforcement,
   };
@@ -86,6 +146,7 @@ export class SandboxWorld {
   /** When it was started (epoch ms), and how long its server took to answer (ms, once it did). */
   readonly startedAt = Date.now();
   setUpMs: number | null = null;
+  private readonly limitGroups: WorldLimitGroups | null;
 
   constructor(
     readonly key: string,
@@ -93,7 +154,8 @@ export class SandboxWorld {
     host: SubprocessRuntime,
     start: WorldStart,
   ) {
-    const { argv, enforcement } = worldArgv(policy, start);
+    this.limitGroups = (start.local ?? true) && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
+    const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? []);
     this.enforcement = enforcement;
     this.runtime = connectChannel(argv, host, { cwd: '/' });
     this.runtime.ready.then(
@@ -109,7 +171,18 @@ export class SandboxWorld {
     return this.runtime.disconnected;
   }
 
-  dispose(): Promise<void> {
-    return this.runtime.dispose();
+  /** Which of the policy's limits this world enforces through cgroups of the host (v1); v2 ones are set by the shim. */
+  get limitsEnforced(): { pids: boolean; memory: boolean } {
+    return this.limitGroups?.enforced ?? { pids: false, memory: false };
+  }
+
+  /** The world's limit counters (host side), or null when it has no limit cgroups here. */
+  limitCounters(): { pids: number; oom: number } | null {
+    return this.limitGroups?.counters() ?? null;
+  }
+
+  async dispose(): Promise<void> {
+    await this.runtime.dispose();
+    this.limitGroups?.dispose();
   }
 }

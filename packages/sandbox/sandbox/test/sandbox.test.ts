@@ -81,8 +81,19 @@ describe('SandboxPolicyService', () => {
     const p = new SandboxPolicyService({ workspace: '/work/ws' });
     const me = createOwner('me');
     const scope = p.resolve(me).scope;
-    expect(p.resolve(me)).toEqual({ mode: 'workspace-write', writableRoots: ['/work/ws'], network: false, scope });
-    expect(p.resolve(me, 'read-only')).toEqual({ mode: 'read-only', writableRoots: [], network: false, scope });
+    expect(p.resolve(me)).toMatchObject({
+      mode: 'workspace-write',
+      writableRoots: ['/work/ws'],
+      network: false,
+      scope,
+    });
+    expect(p.resolve(me, 'read-only')).toMatchObject({
+      mode: 'read-only',
+      writableRoots: [],
+      readableRoots: ['/work/ws'],
+      network: false,
+      scope,
+    });
     expect(p.resolve(createOwner('me')).scope).not.toBe(scope); // each agent its own world, whatever its name
     expect(p.resolve(me, 'danger-full-access').network).toBe(true);
     p.setMode(me, 'read-only');
@@ -117,15 +128,18 @@ describe('BubblewrapSandbox', () => {
   });
 
   it('builds the documented fence: ro root, rw roots and output dirs, fresh /tmp, no network, no caps, own pids and session', () => {
-    const { args } = fenceArgs({ ...ws, writableRoots: ['/tmp'] }, ['/var/tmp']);
-    expect(args.slice(0, 8)).toEqual(['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs']);
+    const { args } = fenceArgs({ ...ws, writableRoots: ['/tmp'] }, { outputDirs: ['/var/tmp'] });
+    expect(args.slice(0, 7)).toEqual(['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc']);
+    expect(args).toEqual(expect.arrayContaining(['--tmpfs', '/tmp', '--tmpfs', '/run']));
     expect(args).toEqual(expect.arrayContaining(['--bind', '/tmp', '/tmp', '--bind', '/var/tmp', '/var/tmp']));
     for (const flag of ['--unshare-net', '--cap-drop', '--unshare-pid', '--die-with-parent', '--new-session']) {
       expect(args).toContain(flag);
     }
-    expect(args.at(-1)).toBe(CGROUP_SLOT);
-    expect(fenceArgs({ ...ws, network: true }, []).args).not.toContain('--unshare-net');
-    expect(fenceArgs({ ...ws, writableRoots: ['/nonexistent-root'] }, []).enforcement).toBe('partial');
+    expect(fenceArgs({ ...ws, network: true }, { outputDirs: [] }).args).not.toContain('--unshare-net');
+    expect(fenceArgs({ ...ws, network: true }, { outputDirs: [] }).args).toEqual(
+      expect.arrayContaining(['--tmpfs', '/run']),
+    );
+    expect(fenceArgs({ ...ws, writableRoots: ['/nonexistent-root'] }, { outputDirs: [] }).enforcement).toBe('partial');
     const { argv } = worldArgv(ws, {
       bwrapPath: '/usr/bin/bwrap',
       outputDirs: [],
@@ -133,7 +147,7 @@ describe('BubblewrapSandbox', () => {
       entry: '/srv.mjs',
     });
     expect(argv.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(argv.slice(-5)).toEqual(['--', '/usr/bin/node', '/srv.mjs', '--containment', 'auto']);
+    expect(argv.slice(-6)).toEqual(['--', '/usr/bin/node', '/srv.mjs', '--containment', 'auto', CGROUP_SLOT]);
   });
 });
 
@@ -147,7 +161,10 @@ describe('a world whose own programs live under a directory the fence replaces',
       copyFileSync(SERVER_ENTRY, join(top, 'dist', 'runtime-server.mjs'));
       const workspace = join(top, 'ws');
       mkdirSync(workspace);
-      const { args } = fenceArgs({ ...ws, writableRoots: [workspace] }, [], [join(top, 'dist', 'runtime-server.mjs')]);
+      const { args } = fenceArgs(
+        { ...ws, writableRoots: [workspace] },
+        { outputDirs: [], programs: [join(top, 'dist', 'runtime-server.mjs')] },
+      );
       // Only the program's own directory is bound (no node_modules above it here), not all of `top`.
       expect(args.indexOf(join(top, 'dist'))).toBeGreaterThan(-1);
       expect(args).not.toContain(top);

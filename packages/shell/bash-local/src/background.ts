@@ -75,6 +75,8 @@ export class LocalShellProcess implements ShellProcess {
   private killing: Promise<boolean> | undefined;
   private pendingError: string | null = null;
   private readonly world: World | null = null;
+  /** The world's limit counters when this run started (a limit hit is told by their growth). */
+  private readonly limitsBefore: { pids: number; oom: number } | null = null;
   /** Set when the run could not even be confined: it settles as failed with this error. */
   private readonly refused: StartFailure | null = null;
   private readonly deadline: boolean;
@@ -94,6 +96,7 @@ export class LocalShellProcess implements ShellProcess {
       const place = placeOf(spec, sandbox, host);
       runtime = place.runtime;
       this.world = place.world;
+      this.limitsBefore = place.world?.limitCounters?.() ?? null;
     } catch (error) {
       if (!isDshError(error, 'SANDBOX_UNAVAILABLE')) throw error;
       this.refused = { code: error.code, message: error.message };
@@ -155,6 +158,8 @@ export class LocalShellProcess implements ShellProcess {
       stdout: stdout.text,
       stderr: stderr.text,
       startError: exit?.error?.code ?? null,
+      signal: exit?.signal ?? null,
+      limitsBefore: this.limitsBefore,
     };
     // A background reader learns of a failed start from stderr; a deadline run reports it as a marker.
     const shownStderr =

@@ -13,6 +13,12 @@ export {
 } from './config.js';
 export type { LocalBashDeps } from './executor.js';
 export { LocalBashExecutor } from './executor.js';
-export { NO_EDITOR_MESSAGE, NO_EDITOR_SCRIPT, noEditorCommand, nonInteractiveEnv } from './non-interactive.js';
+export {
+  NO_EDITOR_MESSAGE,
+  NO_EDITOR_SCRIPT,
+  noEditorCommand,
+  nonInteractiveEnv,
+  writeNoEditor,
+} from './non-interactive.js';
 export { BASH_LOCAL_PLUGIN, bashLocalPlugin } from './plugin.js';
 export { MAX_COMMAND_BYTES } from './resolve-request.js';

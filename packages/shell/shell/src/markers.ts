@@ -15,7 +15,8 @@
  *   [leftover processes ended: N]                                   what the command left running
  *   [timed out after N ms]
  *   [aborted]
- *   [sandbox denied: file|network; mode: MODE]
+ *   [sandbox denied: file|network|syscall[ WHAT]; mode: MODE]      WHAT: the path or call, when named
+ *   [sandbox limit: pids] | [killed: out of memory in the sandbox]  a world limit the run hit
  *   [sandbox runner failed; mode: MODE]
  *   [failed to start: CODE: MESSAGE]
  *   [exit code: N] | [killed by signal: SIGNAME] | [no exit status]
@@ -33,6 +34,8 @@ const OPENINGS = [
   'timed out after ',
   'aborted]',
   'sandbox denied:',
+  'sandbox limit:',
+  'killed: out of memory',
   'sandbox runner failed',
   'failed to start:',
   'exit code:',
@@ -84,9 +87,10 @@ export const RANKS = {
   timedOut: 5,
   aborted: 6,
   sandboxDenied: 7,
-  runnerFailed: 8,
-  startError: 9,
-  status: 10,
+  sandboxLimit: 8,
+  runnerFailed: 9,
+  startError: 10,
+  status: 11,
 } as const;
 
 export type MarkerKind = keyof typeof RANKS;
@@ -99,7 +103,8 @@ export type Marker =
   | { kind: 'leftover'; count: number }
   | { kind: 'timedOut'; ms: number }
   | { kind: 'aborted' }
-  | { kind: 'sandboxDenied'; denial: 'file' | 'network'; mode: string }
+  | { kind: 'sandboxDenied'; denial: 'file' | 'network' | 'syscall'; detail: string | null; mode: string }
+  | { kind: 'sandboxLimit'; limit: 'pids' | 'memory' }
   | { kind: 'runnerFailed'; mode: string }
   | { kind: 'startError'; code: string; message: string }
   | { kind: 'status'; exitCode: number | null; signal: string | null };
@@ -123,9 +128,16 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => Marker][] = [
   [/^\[timed out after (\d+) ms\]$/, (m) => ({ kind: 'timedOut', ms: Number(m[1]) })],
   [/^\[aborted\]$/, () => ({ kind: 'aborted' })],
   [
-    /^\[sandbox denied: (file|network); mode: ([a-z-]+)\]$/,
-    (m) => ({ kind: 'sandboxDenied', denial: m[1] as 'file' | 'network', mode: m[2] as string }),
+    /^\[sandbox denied: (file|network|syscall)(?: ([^;\]\n]+))?; mode: ([a-z-]+)\]$/,
+    (m) => ({
+      kind: 'sandboxDenied',
+      denial: m[1] as 'file' | 'network' | 'syscall',
+      detail: m[2] ?? null,
+      mode: m[3] as string,
+    }),
   ],
+  [/^\[sandbox limit: pids\]$/, () => ({ kind: 'sandboxLimit', limit: 'pids' })],
+  [/^\[killed: out of memory in the sandbox\]$/, () => ({ kind: 'sandboxLimit', limit: 'memory' })],
   [/^\[sandbox runner failed; mode: ([a-z-]+)\]$/, (m) => ({ kind: 'runnerFailed', mode: m[1] as string })],
   [
     /^\[failed to start: ([A-Z0-9_]+): (.*)\]$/,

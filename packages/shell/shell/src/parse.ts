@@ -25,7 +25,11 @@ export interface ParsedShellResult {
   spillPath: string | null;
   spillPaths: { stdout: string | null; stderr: string | null };
   sandboxDenied: boolean;
-  denial: 'file' | 'network' | null;
+  denial: 'file' | 'network' | 'syscall' | null;
+  /** What was refused, when the marker names it (a path, a system call). */
+  denialDetail: string | null;
+  /** A world limit the run hit. */
+  sandboxLimit: 'pids' | 'memory' | null;
   /** The sandbox mode named by a sandbox marker (how a model learns the mode in force). */
   sandboxMode: string | null;
   /** The sandbox runner failed before the command ran. */
@@ -75,6 +79,8 @@ export function parseShellResult(text: string): ParsedShellResult {
     spillPaths: { stdout: null, stderr: null },
     sandboxDenied: false,
     denial: null,
+    denialDetail: null,
+    sandboxLimit: null,
     sandboxMode: null,
     runnerFailed: false,
     startError: null,
@@ -114,7 +120,11 @@ export function parseShellResult(text: string): ParsedShellResult {
       case 'sandboxDenied':
         parsed.sandboxDenied = true;
         parsed.denial = m.denial;
+        parsed.denialDetail = m.detail;
         parsed.sandboxMode = m.mode;
+        break;
+      case 'sandboxLimit':
+        parsed.sandboxLimit = m.limit;
         break;
       case 'runnerFailed':
         parsed.runnerFailed = true;

@@ -102,6 +102,11 @@ export function planDisplay(stdout: string, stderr: string, maxChars: number | u
   };
 }
 
+/** `text` fit for a marker's field: one line, without the `;` and `]` that end fields. */
+function markerWord(text: string): string {
+  return oneLine(text).replace(/;/g, ',').replace(/\]/g, ')').trim();
+}
+
 /** Renders a result as text ending in its markers (see the grammar in markers.ts). */
 export function renderShellResult(result: RenderableResult, options: RenderOptions = {}): string {
   const trailer: string[] = (options.notes ?? []).map((n) => `[note: ${oneLine(n)}]`);
@@ -115,7 +120,12 @@ export function renderShellResult(result: RenderableResult, options: RenderOptio
   if (result.timedOut) trailer.push(`[timed out after ${result.timeoutMs ?? 0} ms]`);
   if (result.aborted) trailer.push('[aborted]');
   const box = result.sandbox;
-  if (box?.denied && box.denial) trailer.push(`[sandbox denied: ${box.denial}; mode: ${box.mode}]`);
+  if (box?.denied && box.denial) {
+    const what = box.denialDetail ? ` ${markerWord(box.denialDetail)}` : '';
+    trailer.push(`[sandbox denied: ${box.denial}${what}; mode: ${box.mode}]`);
+  }
+  if (box?.limit === 'pids') trailer.push('[sandbox limit: pids]');
+  if (box?.limit === 'memory') trailer.push('[killed: out of memory in the sandbox]');
   if (box?.runnerFailed) trailer.push(`[sandbox runner failed; mode: ${box.mode}]`);
   if (result.startError) {
     trailer.push(`[failed to start: ${result.startError.code}: ${oneLine(result.startError.message)}]`);

@@ -2,11 +2,52 @@
  * Small cgroup v2 file-system helpers: where we live, whether a subtree is populated, and
  * depth-first removal. Read failures other than "does not exist" are reported as unknown (null).
  */
-import { readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** A cgroup directory reached through a descriptor instead of its path (see {@link useCgroupDescriptor}). */
+let alias: { real: string; via: string } | null = null;
+
+/**
+ * Makes the cgroup directory open on descriptor `fd` (inherited from whoever started this
+ * process) the way this process reaches its own cgroup tree: its path is read-only here (a
+ * sandbox world binds it so), and `/proc/self/fd/<fd>` reaches the writable directory behind it.
+ * It must be the cgroup this process lives in when called. The inherited descriptor is replaced
+ * by one closed on exec, so no child inherits it. Returns the path used from now on, or null when
+ * `fd` is not an open directory or this process has no cgroup v2 path.
+ */
+export function useCgroupDescriptor(fd: number): string | null {
+  const real = ownCgroupPath();
+  let own: number;
+  try {
+    if (real === null || !readlinkSync(`/proc/self/fd/${fd}`)) return null;
+    own = openSync(`/proc/self/fd/${fd}`, 'r'); // Node opens with O_CLOEXEC
+  } catch {
+    return null;
+  }
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+  alias = { real, via: `/proc/self/fd/${own}` };
+  return alias.via;
+}
+
+/** `dir` as this process reaches it (through the descriptor alias when one is in use). */
+function aliased(dir: string): string {
+  if (!alias) return dir;
+  if (dir === alias.real) return alias.via;
+  return dir.startsWith(`${alias.real}/`) ? alias.via + dir.slice(alias.real.length) : dir;
+}
 
 /** Finds the cgroup v2 directory this process lives in, or null. */
 export function ownCgroupDir(): string | null {
+  const dir = ownCgroupPath();
+  return dir === null ? null : aliased(dir);
+}
+
+function ownCgroupPath(): string | null {
   let mountinfo: string;
   let membership: string;
   try {

@@ -2,11 +2,16 @@
  * @dsh/subprocess: the ctx.subprocess contract (DESIGN §3) shared by every provider.
  */
 export {
+  CREDENTIAL_URL_PATTERN,
+  CREDENTIAL_VALUE_PATTERN,
   childEnv,
+  isScrubbedEnvEntry,
   isScrubbedEnvName,
+  isScrubbedEnvValue,
   MANAGED_ENV_PATTERN,
   mergeEnv,
   SENSITIVE_ENV_PATTERN,
+  SENSITIVE_ENV_SUFFIX_PATTERN,
   scrubbedParentEnv,
 } from './env.js';
 export { MAX_COLLECT_BYTES, MAX_GRACE_MS, MAX_SPILL_BYTES, TAIL_COPY_MIN_WASTE } from './limits.js';

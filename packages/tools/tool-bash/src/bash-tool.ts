@@ -17,6 +17,7 @@ import {
 import type { SandboxMode } from '@dsh/sandbox';
 import { infrastructureError, type ShellExecSpec, type ShellExecutor, type ShellProcessOutcome } from '@dsh/shell';
 import { bashArgs, bashOutput } from './args.js';
+import { escalatedEnv } from './escalated-env.js';
 import { chooseSandbox } from './escalation.js';
 import { type Naming, renderForModel } from './render-facts.js';
 import { jobRunOf, runForeground } from './run-foreground.js';
@@ -81,7 +82,8 @@ function finished(
     notes,
     naming,
   });
-  return { text: rendered.text, isError: false, data: rendered.data };
+  // A command that never started (a working directory missing in its world, …) is an error result.
+  return { text: rendered.text, isError: outcome.startError !== null, data: rendered.data };
 }
 
 /** Creates the `bash` tool. */
@@ -126,11 +128,14 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
       const where = resolveWorkdir(options.workspace, args.workdir, sharesFiles(ctx));
       if ('error' in where) return toolError(where.error, 'WORKDIR_NOT_FOUND');
       const shell = ctx.get('shell');
+      // An approved escalation runs outside the fence: nothing a confined command wrote may steer it.
+      const escalated = escalate && choice.notes.some((n) => n.startsWith('escalation approved'));
       const spec = shell.resolve({
         command: args.command,
         timeoutMs: args.timeout_ms,
         workdir: where.dir,
         sandbox: choice.sandbox,
+        ...(escalated ? { env: escalatedEnv(choice.sandbox?.writableRoots ?? [options.workspace]) } : {}),
       });
       const jobs = ctx.has('jobs') ? ctx.get('jobs') : undefined;
       if (!args.run_in_background) {

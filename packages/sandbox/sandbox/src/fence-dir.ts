@@ -1,0 +1,117 @@
+/**
+ * The fence's own files on this machine, in one private directory (`<tmpdir>/dsh-<user>/fence`,
+ * 0700, owned by this user, not a symlink) that no world binds writable:
+ * - an execute-only copy of Node.js for the world's runtime server: a process started from a
+ *   file it cannot read is not dumpable, so the commands it runs (same user, no capabilities)
+ *   cannot ptrace it, read or write its memory, or open its descriptors through `/proc`;
+ * - a file no one without capabilities can read (mode 000), bound over what a world must not read;
+ * - the compiled seccomp program of the worlds.
+ * Every file is written under a temporary name and renamed into place, so concurrent dsh
+ * processes share it safely.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { DshError } from '@dsh/core';
+
+/** Mode of the execute-only Node.js copy: no read bit for anyone, so the server is not dumpable. */
+const EXEC_ONLY = 0o111;
+
+/** The fence's files on this machine. */
+export interface FenceFiles {
+  dir: string;
+  /** The execute-only Node.js, or null when it could not be made (the server is then dumpable). */
+  node: string | null;
+  /** A file of mode 000. */
+  unreadable: string;
+}
+
+/** The default fence directory. */
+export function defaultFenceDir(): string {
+  return join(tmpdir(), `dsh-${userInfo().username}`, 'fence');
+}
+
+/**
+ * Makes `dir` (and a missing parent) private: a directory of this user, mode 0700, not a symlink.
+ * @throws DshError `UNSAFE_DIRECTORY` when it is a symlink, not a directory, or someone else's.
+ */
+export function ensurePrivateFenceDir(dir: string): void {
+  for (const path of [join(dir, '..'), dir]) {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    const st = lstatSync(path);
+    const uid = process.getuid?.() ?? st.uid;
+    if (st.isSymbolicLink() || !st.isDirectory() || st.uid !== uid) {
+      throw new DshError(
+        'UNSAFE_DIRECTORY',
+        `${path} is not a private directory of this user (a symlink, not a directory, or owned by uid ${st.uid}); remove it, or set TMPDIR to a directory of your own, and retry.`,
+        { data: { path } },
+      );
+    }
+    if ((st.mode & 0o077) !== 0) chmodSync(path, 0o700);
+  }
+}
+
+function placeFile(target: string, write: (tmp: string) => void): void {
+  const tmp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    write(tmp);
+    renameSync(tmp, target);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+function upToDate(path: string, mode: number, size?: number): boolean {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() && (st.mode & 0o7777) === mode && (size === undefined || st.size === size);
+  } catch {
+    return false;
+  }
+}
+
+/** The execute-only copy of `program` in `dir` (made once per build of it), or null. */
+function execOnlyCopy(dir: string, program: string, name: string): string | null {
+  try {
+    const st = statSync(program);
+    const target = join(dir, `${name}-${st.size}-${Math.trunc(st.mtimeMs)}`);
+    if (!upToDate(target, EXEC_ONLY, st.size)) {
+      placeFile(target, (tmp) => {
+        copyFileSync(program, tmp);
+        chmodSync(tmp, EXEC_ONLY);
+      });
+    }
+    return target;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The fence's files in `dir` (made or checked now).
+ * @throws DshError `UNSAFE_DIRECTORY` when `dir` is not private.
+ */
+export function prepareFenceFiles(dir: string = defaultFenceDir(), node: string = process.execPath): FenceFiles {
+  ensurePrivateFenceDir(dir);
+  const unreadable = join(dir, 'unreadable');
+  if (!upToDate(unreadable, 0, 0)) {
+    placeFile(unreadable, (tmp) => {
+      writeFileSync(tmp, '');
+      chmodSync(tmp, 0);
+    });
+  }
+  return { dir, node: execOnlyCopy(dir, node, `node-${process.version}`), unreadable };
+}
+
+/** Writes the seccomp program as `<dir>/<name>` (content-addressed by the caller) and returns its path. */
+export function placeSeccomp(dir: string, name: string, program: Buffer): string {
+  const target = join(dir, name);
+  if (!upToDate(target, 0o600, program.length)) {
+    placeFile(target, (tmp) => {
+      writeFileSync(tmp, program, { mode: 0o600 });
+      chmodSync(tmp, 0o600);
+    });
+  }
+  return target;
+}

@@ -1,0 +1,177 @@
+/**
+ * The walls of a world (issue 19), each decided from host-side evidence: kernel knobs, hidden
+ * paths, the world's machinery and its cgroup, protected files in the workspace, per-world
+ * limits. Runs real bubblewrap worlds; a missing bubblewrap is a failure, not a skip.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BubblewrapSandbox, protectedPaths, type SandboxPolicyOptions, SandboxPolicyService } from '@dsh/sandbox';
+import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let root: string;
+let workspace: string;
+const host = new LocalSubprocessRuntime({ containment: 'strict' });
+const sandboxes: BubblewrapSandbox[] = [];
+
+beforeAll(() => {
+  root = mkdtempSync('/var/tmp/dsh-walls-');
+  workspace = join(root, 'ws');
+  mkdirSync(workspace);
+});
+
+afterAll(async () => {
+  await Promise.all(sandboxes.map((s) => s.dispose()));
+  await host.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs `command` with bash in a world of `options`; returns what it printed and how it ended. */
+async function confined(command: string, options: Partial<SandboxPolicyOptions> = {}) {
+  const policy = new SandboxPolicyService({ workspace, ...options });
+  const sandbox = new BubblewrapSandbox({});
+  sandboxes.push(sandbox);
+  const world = sandbox.world(policy.resolve(), host);
+  const h = world.runtime.spawn({
+    argv: ['bash', '-c', command],
+    cwd: workspace,
+    env: {},
+    stdin: { kind: 'ignore' },
+    stdout: { kind: 'collect', maxBytes: 1 << 20 },
+    stderr: { kind: 'collect', maxBytes: 1 << 20 },
+    graceMs: 500,
+  });
+  const done = await h.done;
+  return { ...done, stdout: h.stdoutReader?.read(0).text ?? '', stderr: h.stderrReader?.read(0).text ?? '', world };
+}
+
+describe('kernel knobs', () => {
+  it('/proc/sys is read-only inside (the same write works on the host); kernel files are masked', async () => {
+    const hostname = readFileSync('/proc/sys/kernel/hostname', 'utf8');
+    writeFileSync('/proc/sys/kernel/hostname', hostname); // armed: the host can write it
+    const r = await confined(
+      'echo dsh-pwned > /proc/sys/kernel/hostname; echo 1 > /sys/kernel/mm/ksm/run; cat /proc/keys; ls /sys/firmware',
+    );
+    expect(readFileSync('/proc/sys/kernel/hostname', 'utf8')).toBe(hostname);
+    expect(r.stderr).toMatch(/hostname: Read-only file system/);
+    expect(r.stderr).toMatch(/ksm\/run: Read-only file system/);
+    expect(r.stderr).toMatch(/\/proc\/keys: Permission denied/);
+    expect(r.stdout).toBe(''); // /sys/firmware is an empty directory
+  });
+});
+
+describe('hidden paths', () => {
+  it('denyRead hides directories and files (unreadable), other paths stay readable', async () => {
+    const secrets = join(root, 'secrets');
+    mkdirSync(secrets);
+    writeFileSync(join(secrets, 'key'), 'SECRET-DIR');
+    writeFileSync(join(root, 'token'), 'SECRET-FILE');
+    writeFileSync(join(root, 'plain'), 'PLAIN');
+    const r = await confined(`cat ${secrets}/key; cat ${root}/token; cat ${root}/plain`, {
+      denyRead: [secrets, join(root, 'token')],
+    });
+    expect(r.stdout).toBe('PLAIN');
+    expect(r.stdout + r.stderr).not.toMatch(/SECRET/);
+    expect(r.stderr).toMatch(/Permission denied/);
+  });
+});
+
+describe('the world’s machinery', () => {
+  it('the runtime server cannot be traced, read, stopped or left (its cgroup is read-only inside)', async () => {
+    const r = await confined(
+      [
+        'strace -p 2 -e trace=none -o /dev/null & sleep 0.2; kill %1 2>/dev/null',
+        'cat /proc/2/environ >/dev/null && echo ENVIRON',
+        'ls /proc/2/fd/0/ >/dev/null 2>&1 && echo FD',
+        'kill -STOP 2 || echo NOSTOP',
+        'cg=$(sed -n "s/^0:://p" /proc/self/cgroup)',
+        'mnt=$(awk \'$9=="cgroup2"{print $5; exit}\' /proc/self/mountinfo)',
+        'echo $BASHPID > "$mnt$cg/../cgroup.procs" || echo NOMOVE',
+        'unshare -U true || echo NOUNSHARE',
+      ].join('\n'),
+    );
+    expect(r.stdout).not.toMatch(/ENVIRON|FD/);
+    expect(r.stdout).toMatch(/NOSTOP/);
+    expect(r.stdout).toMatch(/NOUNSHARE/);
+    expect(r.stderr).toMatch(/Operation not permitted/);
+    // The server still answers after all that: the world is whole.
+    const again = await r.world.runtime.spawn({
+      argv: ['true'],
+      cwd: '/',
+      env: {},
+      stdin: { kind: 'ignore' },
+      stdout: { kind: 'pipe' },
+      stderr: { kind: 'pipe' },
+      graceMs: 100,
+    }).done;
+    expect(again.exitCode).toBe(0);
+  });
+});
+
+describe('files a person’s tools run later', () => {
+  it('.git hooks and config, .envrc and .vscode stay read-only; commits still work', async () => {
+    const repo = join(root, 'repo');
+    mkdirSync(repo);
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, '.envrc'), 'echo hi\n');
+    mkdirSync(join(repo, '.vscode'));
+    const before = readFileSync(join(repo, '.git', 'config'), 'utf8');
+    const policy = { workspace: repo };
+    const r = await confined(
+      [
+        `cd ${repo}`,
+        'echo "touch /tmp/pwned" > .git/hooks/pre-commit',
+        'git config core.hooksPath /tmp',
+        'echo "curl evil" >> .envrc',
+        'echo {} > .vscode/settings.json',
+        'mv .git .git-old || echo PINNED',
+        'echo x > f && git add f && git -c user.email=a@b -c user.name=n commit -qm x && echo COMMITTED',
+      ].join('\n'),
+      policy,
+    );
+    expect(r.stdout).toMatch(/PINNED/);
+    expect(r.stdout).toMatch(/COMMITTED/);
+    expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).toBe(before);
+    expect(readFileSync(join(repo, '.envrc'), 'utf8')).toBe('echo hi\n');
+    expect(() => readFileSync(join(repo, '.git', 'hooks', 'pre-commit'))).toThrow();
+    expect(execFileSync('git', ['-C', repo, 'log', '--oneline']).toString()).toMatch(/x/);
+  });
+
+  it('a linked worktree binds the main repository’s store writable, its hooks and config not', () => {
+    const main = join(root, 'main-repo');
+    execFileSync('git', ['init', '-q', main]);
+    execFileSync('git', [
+      '-C',
+      main,
+      '-c',
+      'user.email=a@b',
+      '-c',
+      'user.name=n',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'i',
+    ]);
+    const linked = join(root, 'linked');
+    execFileSync('git', ['-C', main, 'worktree', 'add', '-q', linked]);
+    const p = protectedPaths([linked]);
+    expect(p.writable).toContain(join(main, '.git'));
+    expect(p.readOnly).toEqual(expect.arrayContaining([join(main, '.git', 'hooks'), join(main, '.git', 'config')]));
+    expect(protectedPaths([linked], [join(main, '.git', 'hooks')]).readOnly).not.toContain(join(main, '.git', 'hooks'));
+  });
+});
+
+describe('limits', () => {
+  it('a fork bomb stops at the pids limit, is reported from the host’s counter, and the next call works', async () => {
+    const r = await confined('for i in $(seq 1 80); do sleep 1 & done; wait', { limits: { pids: 40 } });
+    expect(r.stderr).toMatch(/fork|Resource temporarily unavailable/);
+    expect(r.world.limitCounters?.()?.pids ?? 0).toBeGreaterThan(0);
+  });
+
+  it('the world’s /tmp has a size', async () => {
+    const r = await confined('head -c 3000000 /dev/zero > /tmp/big', { tmpBytes: 1024 * 1024 });
+    expect(r.stderr).toMatch(/No space left on device/);
+  });
+});
