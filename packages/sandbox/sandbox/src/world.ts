@@ -26,6 +26,9 @@ export const SECCOMP_SLOT = '--dsh-seccomp';
 /** The descriptors the shim opens for bwrap: the seccomp program, and the world's cgroup directory. */
 const SECCOMP_FD = 4;
 const CGROUP_FD = 5;
+/** The channel's descriptors inside (bubblewrap's init closes all past stdio: it holds none of the channel). */
+const CHANNEL_IN_FD = 6;
+const CHANNEL_OUT_FD = 7;
 
 /**
  * Starts the world: $1 is bwrap, $2 the seccomp program's file (or empty), $3 and $4 the pids
@@ -38,7 +41,8 @@ const CGROUP_FD = 5;
  * the server reaches the directory through the descriptor); opens the seccomp program; then
  * expands the fence's conditional steps where the world runs (`--dsh-if PATH N …`: the next N
  * arguments only where PATH exists; `--dsh-if-file`: only where it exists and is not a
- * directory) and the two slots, and execs bwrap.
+ * directory) and the two slots; moves the channel off stdio (onto descriptors bubblewrap's init
+ * closes, so only the server holds it) and execs bwrap.
  */
 const SHIM = [
   'bwrap=$1; seccomp=$2; pmax=$3; mmax=$4; joins=$5; shift 5',
@@ -76,10 +80,11 @@ const SHIM = [
   `    ${IF_EXISTS}) step=if ;;`,
   `    ${IF_FILE}) step=file ;;`,
   `    ${SECCOMP_SLOT}) if [ -n "$seccomp" ]; then set -- "$@" --seccomp ${SECCOMP_FD}; fi ;;`,
-  `    ${CGROUP_SLOT}) if [ -n "$dir" ]; then set -- "$@" --cgroup-fd ${CGROUP_FD}; fi ;;`,
+  `    ${CGROUP_SLOT}) set -- "$@" --channel-fds ${CHANNEL_IN_FD},${CHANNEL_OUT_FD}; if [ -n "$dir" ]; then set -- "$@" --cgroup-fd ${CGROUP_FD}; fi ;;`,
   '    *) set -- "$@" "$a" ;;',
   '  esac',
   'done',
+  `exec ${CHANNEL_IN_FD}<&0 ${CHANNEL_OUT_FD}>&1 </dev/null >/dev/null`,
   'exec "$bwrap" "$@"',
 ].join('\n');
 

@@ -107,6 +107,15 @@ describe('the world’s machinery', () => {
     }).done;
     expect(again.exitCode).toBe(0);
   });
+
+  it('no process but the server holds the channel: not bubblewrap’s init (pid 1), not a command', async () => {
+    const r = await confined(
+      'readlink /proc/1/fd/0 /proc/1/fd/1; for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && readlink "$f"; done; true',
+    );
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['/dev/null', '/dev/null']);
+    expect(lines.slice(2).filter((l) => l.startsWith('socket:'))).toEqual([]);
+  });
 });
 
 describe('files a person’s tools run later', () => {

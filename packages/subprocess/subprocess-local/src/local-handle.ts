@@ -1,6 +1,7 @@
 /**
  * A managed local process tree: start, collect, drain, terminate, and whole-tree waiting.
  */
+
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
@@ -15,6 +16,7 @@ import {
   type SubprocessOutcome,
 } from '@dsh/subprocess';
 import type { CgroupContainer } from './cgroup.js';
+import { withShadowedFds } from './child-fds.js';
 import { ProcessTree, type ProcSnapshot } from './process-tree.js';
 import { resolveExecutableSync } from './resolve-executable.js';
 import type { TreeCgroup } from './tree-cgroup.js';
@@ -145,11 +147,11 @@ export class LocalSubprocessHandle implements SubprocessHandle {
     checkCwd(spec.cwd);
     const env = childEnv(spec.env, this.parentEnv);
     const program = resolveExecutableSync(spec.argv[0] as string, env);
-    const stdio: StdioOptions = [
+    const stdio: StdioOptions = withShadowedFds([
       spec.stdin.kind === 'ignore' ? 'ignore' : 'pipe',
       stdioFor(spec.stdout),
       stdioFor(spec.stderr),
-    ];
+    ]);
     const launch = (): ChildProcess =>
       spawn(program, spec.argv.slice(1), {
         cwd: spec.cwd,

@@ -12,6 +12,7 @@
  * lives. Where `/bin/sh` cannot be started, there is no watchdog (`WATCHDOG.available` is false).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { withShadowedFds } from './child-fds.js';
 
 /** The host's own cgroup inside a registered one: it holds the host's own children, which are not ended. */
 const NURSERY = 'host';
@@ -124,7 +125,7 @@ class Watchdog {
     if (this.child || this.failed) return this.child;
     let child: ChildProcess;
     try {
-      child = spawn(SHELL, ['-c', SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+      child = spawn(SHELL, ['-c', SCRIPT], { stdio: withShadowedFds(['pipe', 'ignore', 'ignore']), detached: true });
     } catch {
       this.failed = true;
       return null;

@@ -1,23 +1,43 @@
 /**
  * The runtime server as a program: `node server-entry.js [--containment auto|session]
- * [--probe-sandbox] [--cgroup-fd N]` (or the single-file `runtime-server.mjs`). Exits 0 once its
+ * [--probe-sandbox] [--cgroup-fd N] [--channel-fds IN,OUT]` (or the single-file `runtime-server.mjs`). Exits 0 once its
  * channel ended and every tree is gone. `--probe-sandbox` adds whether bubblewrap works here to
  * `hello`. `--cgroup-fd N`: descriptor N is the writable cgroup directory this server lives in,
  * whose path is read-only here (a sandbox world: its commands cannot move themselves out).
  */
-
+import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { useCgroupDescriptor } from '@dsh/subprocess-local';
+import { shadowInheritedFds, useCgroupDescriptor } from '@dsh/subprocess-local';
 import { hostFacts } from './host-facts.js';
 import { serveRuntimeStdio } from './serve-stdio.js';
 
 const fdAt = process.argv.indexOf('--cgroup-fd');
 if (fdAt >= 0) useCgroupDescriptor(Number(process.argv[fdAt + 1]));
 
+/**
+ * `--channel-fds IN,OUT`: the channel is on these descriptors (a sandbox world puts it there, so
+ * bubblewrap's init, which closes every descriptor past stdio, holds none of it); no child
+ * inherits them.
+ */
+function channelOf(): { input: Socket; output: Socket } | undefined {
+  const at = process.argv.indexOf('--channel-fds');
+  if (at < 0) return undefined;
+  const [input, output] = String(process.argv[at + 1])
+    .split(',')
+    .map(Number);
+  if (!Number.isInteger(input) || !Number.isInteger(output)) return undefined;
+  shadowInheritedFds([input as number, output as number]);
+  return {
+    input: new Socket({ fd: input as number, readable: true, writable: false }),
+    output: new Socket({ fd: output as number, readable: false, writable: true }),
+  };
+}
+const channel = channelOf();
+
 const at = process.argv.indexOf('--containment');
 const containment = at >= 0 && process.argv[at + 1] === 'session' ? 'session' : 'auto';
 const info = hostFacts(fileURLToPath(import.meta.url), process.argv.includes('--probe-sandbox'));
-serveRuntimeStdio({ containment, info }).then(
+serveRuntimeStdio({ containment, info, ...(channel ? { channel } : {}) }).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`dsh runtime server: ${error instanceof Error ? error.message : String(error)}\n`);
