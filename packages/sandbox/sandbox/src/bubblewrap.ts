@@ -25,6 +25,19 @@ const PROBE_TIMEOUT_MS = 10_000;
  * and the runtime server (2). The seccomp program refuses signals and process control aimed at them.
  */
 export const WORLD_MACHINERY_PIDS: readonly number[] = [1, 2];
+/** Where Debian's passt package installs pasta, the user-mode network stack of worlds with the network on. */
+export const PASTA_PATH = '/usr/bin/pasta';
+
+/** pasta, where a world with the network on can get a namespace of its own here (as root, with passt installed). */
+function pastaHere(): string | null {
+  if (process.getuid?.() !== 0) return null; // unprivileged: pasta cannot join bubblewrap's namespaces here
+  try {
+    accessSync(PASTA_PATH, constants.X_OK);
+    return PASTA_PATH;
+  } catch {
+    return null;
+  }
+}
 
 /** Options of {@link BubblewrapSandbox}. */
 export interface BubblewrapOptions {
@@ -159,6 +172,7 @@ export class BubblewrapSandbox implements Sandbox {
       node: this.farSide?.node ?? files?.node ?? process.execPath,
       entry: this.farSide?.entry ?? SERVER_ENTRY,
       seccompFile: files?.seccomp ?? null,
+      pasta: files ? pastaHere() : null,
       ...(files ? { unreadable: files.unreadable } : {}),
     });
     this.worlds.set(key, world);
@@ -196,6 +210,8 @@ export class BubblewrapSandbox implements Sandbox {
     setUpMs: number | null;
     live: number;
     limits: { pids: boolean; memory: boolean };
+    /** The world has a network namespace of its own (always with the network off). */
+    ownNetwork: boolean;
   }[] {
     return [...this.worlds.values()].map((w) => ({
       mode: w.policy.mode,
@@ -203,6 +219,7 @@ export class BubblewrapSandbox implements Sandbox {
       setUpMs: w.setUpMs,
       live: w.runtime.trackedCount,
       limits: w.limitsEnforced,
+      ownNetwork: !w.policy.network || w.ownNetwork,
     }));
   }
 

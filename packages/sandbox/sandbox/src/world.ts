@@ -29,6 +29,14 @@ const CGROUP_FD = 5;
 /** The channel's descriptors inside (bubblewrap's init closes all past stdio: it holds none of the channel). */
 const CHANNEL_IN_FD = 6;
 const CHANNEL_OUT_FD = 7;
+/** The descriptor bwrap waits on before it runs the server, while pasta wires the world's network. */
+const NET_BLOCK_FD = 9;
+/** Where the network slot is filled in (`--block-fd` when pasta wires the network). */
+export const NET_SLOT = '--dsh-net';
+/** How long the shim waits for bwrap's namespaced child to appear (5 ms steps). */
+const CHILD_WAIT_STEPS = 400;
+/** How often pasta is tried while the child's namespace files are closed (10 ms apart). */
+const PASTA_TRIES = 50;
 
 /**
  * Starts the world: $1 is bwrap, $2 the seccomp program's file (or empty), $3 and $4 the pids
@@ -45,7 +53,7 @@ const CHANNEL_OUT_FD = 7;
  * closes, so only the server holds it) and execs bwrap.
  */
 const SHIM = [
-  'bwrap=$1; seccomp=$2; pmax=$3; mmax=$4; joins=$5; shift 5',
+  'bwrap=$1; seccomp=$2; pmax=$3; mmax=$4; joins=$5; pasta=$6; shift 6',
   'if [ -n "$joins" ]; then old=$IFS; IFS=:; for f in $joins; do echo $$ > "$f" || exit 125; done; IFS=$old; fi',
   // A child starts in the host's nursery (`…/host`) and is moved into its tree's cgroup as the
   // spawn returns: wait for that move before looking (bounded; uncontained hosts have no nursery).
@@ -60,6 +68,10 @@ const SHIM = [
   `  exec ${CGROUP_FD}<"$dir" || dir=""`,
   'fi',
   `if [ -n "$seccomp" ]; then exec ${SECCOMP_FD}<"$seccomp" || exit 125; fi`,
+  'if [ -n "$pasta" ]; then',
+  '  nd=$(mktemp -d "${TMPDIR:-/tmp}/dsh-net.XXXXXX") || exit 125',
+  `  mkfifo "$nd/go" && exec ${NET_BLOCK_FD}<>"$nd/go" || { rm -rf "$nd"; exit 125; }`,
+  'fi',
   'first=1; want=0; keep=1; step=""; step2=""',
   'for a in "$@"; do',
   '  if [ "$first" = 1 ]; then set --; first=0; fi',
@@ -80,12 +92,37 @@ const SHIM = [
   `    ${IF_EXISTS}) step=if ;;`,
   `    ${IF_FILE}) step=file ;;`,
   `    ${SECCOMP_SLOT}) if [ -n "$seccomp" ]; then set -- "$@" --seccomp ${SECCOMP_FD}; fi ;;`,
+  `    ${NET_SLOT}) if [ -n "$pasta" ]; then set -- "$@" --block-fd ${NET_BLOCK_FD}; fi ;;`,
   `    ${CGROUP_SLOT}) set -- "$@" --channel-fds ${CHANNEL_IN_FD},${CHANNEL_OUT_FD}; if [ -n "$dir" ]; then set -- "$@" --cgroup-fd ${CGROUP_FD}; fi ;;`,
   '    *) set -- "$@" "$a" ;;',
   '  esac',
   'done',
   `exec ${CHANNEL_IN_FD}<&0 ${CHANNEL_OUT_FD}>&1 </dev/null >/dev/null`,
-  'exec "$bwrap" "$@"',
+  'if [ -z "$pasta" ]; then exec "$bwrap" "$@"; fi',
+  // The network on, in a namespace of its own: bwrap starts blocked; pasta (a user-mode network
+  // stack on the host side) is attached to the namespace; then bwrap goes on. The shim stays as
+  // bwrap's parent, holding none of the channel.
+  '"$bwrap" "$@" & b=$!',
+  `exec ${CHANNEL_IN_FD}<&- ${CHANNEL_OUT_FD}>&-`,
+  "trap 'kill -TERM $b 2>/dev/null' TERM INT HUP",
+  `i=0; c=""; while [ -z "$c" ] && [ $i -lt ${CHILD_WAIT_STEPS} ]; do c=$(cat /proc/$b/task/$b/children 2>/dev/null); c=\${c%% *}; [ -n "$c" ] || sleep 0.005; i=$((i+1)); done`,
+  // Never the host's namespace: the child's must differ from the shim's own. Its namespace files
+  // can be closed to others for a moment while bubblewrap changes its credentials: tried again.
+  'own=$(readlink /proc/self/ns/net); wired=""; i=0',
+  `while [ -n "$c" ] && [ -z "$wired" ] && [ $i -lt ${PASTA_TRIES} ]; do`,
+  '  ns=$(readlink "/proc/$c/ns/net" 2>/dev/null)',
+  '  if [ -n "$ns" ] && [ "$ns" != "$own" ] && "$pasta" --config-net --quiet -t none -u none -T none -U none --no-map-gw --runas 0 --pid "$nd/pasta.pid" --netns "/proc/$c/ns/net" >/dev/null 2>&1; then wired=1; else sleep 0.01; fi',
+  '  i=$((i+1))',
+  'done',
+  'pp=$(cat "$nd/pasta.pid" 2>/dev/null); rm -rf "$nd"',
+  'if [ -z "$wired" ]; then',
+  '  echo "dsh: the world\'s network could not be wired (pasta failed)" >&2; kill -KILL $b 2>/dev/null; exit 125',
+  'fi',
+  `echo go >&${NET_BLOCK_FD}; exec ${NET_BLOCK_FD}>&-`,
+  // pasta keeps the namespace (and itself) alive: it ends with the world.
+  'wait $b; st=$?; wait $b 2>/dev/null; st2=$?; [ $st -gt 128 ] && [ $st2 -lt 128 ] && st=$st2',
+  'if [ -n "$pp" ]; then kill "$pp" 2>/dev/null; fi',
+  'exit $st',
 ].join('\n');
 
 /** How to start a world. */
@@ -104,6 +141,11 @@ export interface WorldStart {
   unreadable?: string;
   /** Whether the world runs on this machine. @default true */
   local?: boolean;
+  /**
+   * pasta, when a world with the network on gets a network namespace of its own wired through it
+   * (dsh as root with passt installed); null: such a world shares the host's namespace. @default null
+   */
+  pasta?: string | null;
 }
 
 /** The command line that starts a world for `policy` (its limit cgroups' join files in `joins`). */
@@ -131,8 +173,11 @@ export function worldArgv(
       limits.pids === undefined ? '' : String(limits.pids),
       limits.memoryBytes === undefined ? '' : String(limits.memoryBytes),
       joins.join(':'),
+      policy.network && start.pasta ? start.pasta : '',
       ...args,
+      ...(policy.network && start.pasta ? ['--unshare-net'] : []),
       SECCOMP_SLOT,
+      NET_SLOT,
       '--',
       start.node,
       start.entry,
@@ -152,6 +197,8 @@ export class SandboxWorld {
   readonly startedAt = Date.now();
   setUpMs: number | null = null;
   private readonly limitGroups: WorldLimitGroups | null;
+  /** With the network on: whether it is a namespace of the world's own (wired through pasta). */
+  readonly ownNetwork: boolean;
 
   constructor(
     readonly key: string,
@@ -159,6 +206,7 @@ export class SandboxWorld {
     host: SubprocessRuntime,
     start: WorldStart,
   ) {
+    this.ownNetwork = policy.network && Boolean(start.pasta);
     this.limitGroups = (start.local ?? true) && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
     const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? []);
     this.enforcement = enforcement;

@@ -3,13 +3,22 @@
  * paths, the world's machinery and its cgroup, protected files in the workspace, per-world
  * limits. Runs real bubblewrap worlds; a missing bubblewrap is a failure, not a skip.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { BubblewrapSandbox, protectedPaths, type SandboxPolicyOptions, SandboxPolicyService } from '@dsh/sandbox';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+const run = promisify(execFile);
+
+/** Polls `check` (every 20 ms, up to 10 s). */
+async function waitUntil(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!check()) throw new Error('timed out waiting');
+}
 let root: string;
 let workspace: string;
 const host = new LocalSubprocessRuntime({ containment: 'strict' });
@@ -169,6 +178,56 @@ describe('files a person’s tools run later', () => {
     expect(p.writable).toContain(join(main, '.git'));
     expect(p.readOnly).toEqual(expect.arrayContaining([join(main, '.git', 'hooks'), join(main, '.git', 'config')]));
     expect(protectedPaths([linked], [join(main, '.git', 'hooks')]).readOnly).not.toContain(join(main, '.git', 'hooks'));
+  });
+});
+
+describe('the network on', () => {
+  it('is a namespace of the world’s own: host loopback services, abstract sockets and /run are out of reach', async () => {
+    let connections = 0;
+    const tcp = createServer((c) => {
+      connections += 1;
+      c.end('HOST-TCP\n');
+    });
+    // Node binds abstract names padded to the full address length: python serves the exact name.
+    const name = `dsh-walls-${process.pid}`;
+    const abstract = spawn('python3', [
+      '-c',
+      `import socket\ns=socket.socket(socket.AF_UNIX)\ns.bind('\\0${name}')\ns.listen()\nprint('ready',flush=True)\nwhile True:\n  c,_=s.accept(); print('conn',flush=True); c.send(b'HOST-ABSTRACT\\n'); c.close()`,
+    ]);
+    let abstractOut = '';
+    abstract.stdout.on('data', (d: Buffer) => {
+      abstractOut += d.toString();
+    });
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    await waitUntil(() => abstractOut.includes('ready'));
+    const port = (tcp.address() as { port: number }).port;
+    try {
+      // Armed: both answer on the host.
+      const probe = (target: string) =>
+        `python3 -c "import socket,sys; f=socket.AF_UNIX if '${target}'.startswith('@') else socket.AF_INET; s=socket.socket(f); s.settimeout(2); a='\\0'+'${target}'[1:] if f==socket.AF_UNIX else ('127.0.0.1', int('${target}')); s.connect(a); print(s.recv(64).decode().strip())"`;
+      expect((await run('sh', ['-c', probe(String(port))])).stdout).toMatch(/HOST-TCP/);
+      expect((await run('sh', ['-c', probe(`@${name}`)])).stdout).toMatch(/HOST-ABSTRACT/);
+      connections = 0;
+      const r = await confined(
+        [
+          `[ "$(readlink /proc/self/ns/net)" != "${readlinkSync('/proc/self/ns/net')}" ] && echo OWN-NS`,
+          `${probe(String(port))} || echo NO-TCP`,
+          `${probe(`@${name}`)} || echo NO-ABSTRACT`,
+          'ls -A /run | wc -l',
+        ].join('\n'),
+        { network: true },
+      );
+      expect(r.stdout).toMatch(/OWN-NS/);
+      expect(r.stdout).toMatch(/NO-TCP/);
+      expect(r.stdout).toMatch(/NO-ABSTRACT/);
+      expect(r.stdout).not.toMatch(/HOST-/);
+      expect(r.stdout.trim().split('\n').at(-1)).toBe('0');
+      expect(connections).toBe(0);
+      expect(abstractOut.match(/conn/g)).toHaveLength(1); // only the arming probe
+    } finally {
+      tcp.close();
+      abstract.kill('SIGKILL');
+    }
   });
 });
 
