@@ -25,6 +25,11 @@ const PROBE_TIMEOUT_MS = 10_000;
  * and the runtime server (2). The seccomp program refuses signals and process control aimed at them.
  */
 export const WORLD_MACHINERY_PIDS: readonly number[] = [1, 2];
+/**
+ * Pids 1 to this one are the machinery's: the server's threads take the first pids of the world,
+ * and it uses up the rest of the range before any command runs (Node.js starts about a dozen).
+ */
+export const WORLD_MACHINERY_PID_MAX = 32;
 /** Where Debian's passt package installs pasta, the user-mode network stack of worlds with the network on. */
 export const PASTA_PATH = '/usr/bin/pasta';
 
@@ -172,6 +177,7 @@ export class BubblewrapSandbox implements Sandbox {
       node: this.farSide?.node ?? files?.node ?? process.execPath,
       entry: this.farSide?.entry ?? SERVER_ENTRY,
       seccompFile: files?.seccomp ?? null,
+      ...(files?.seccomp ? { machineryPids: WORLD_MACHINERY_PID_MAX } : {}),
       pasta: files ? pastaHere() : null,
       ...(files ? { unreadable: files.unreadable } : {}),
     });
@@ -190,7 +196,10 @@ export class BubblewrapSandbox implements Sandbox {
     const files = prepareFenceFiles(this.fenceDir);
     let seccomp: string | null = null;
     if (seccompSupported()) {
-      const program = worldSeccompFilter({ protectedPids: WORLD_MACHINERY_PIDS });
+      const program = worldSeccompFilter({
+        protectedPids: WORLD_MACHINERY_PIDS,
+        protectedPidMax: WORLD_MACHINERY_PID_MAX,
+      });
       const name = `seccomp-${createHash('sha256').update(program).digest('hex').slice(0, 16)}.bpf`;
       seccomp = placeSeccomp(files.dir, name, program);
     }

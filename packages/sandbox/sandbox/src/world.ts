@@ -146,6 +146,8 @@ export interface WorldStart {
    * (dsh as root with passt installed); null: such a world shares the host's namespace. @default null
    */
   pasta?: string | null;
+  /** Pids 1 to this one are kept for the machinery (the seccomp program protects them). @default none */
+  machineryPids?: number;
 }
 
 /** The command line that starts a world for `policy` (its limit cgroups' join files in `joins`). */
@@ -183,6 +185,7 @@ export function worldArgv(
       start.entry,
       '--containment',
       'auto',
+      ...(start.machineryPids ? ['--machinery-pids', String(start.machineryPids)] : []),
       CGROUP_SLOT,
     ],
     enforcement,

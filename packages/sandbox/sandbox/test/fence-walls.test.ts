@@ -94,13 +94,17 @@ describe('the world’s machinery', () => {
         'cat /proc/2/environ >/dev/null && echo ENVIRON',
         'ls /proc/2/fd/0/ >/dev/null 2>&1 && echo FD',
         'kill -STOP 2 || echo NOSTOP',
+        // Any thread id of the server reaches the whole server: every one of them is protected.
+        'for t in $(ls /proc/2/task); do [ "$t" != 2 ] && kill -0 "$t" 2>/dev/null && echo "REACH $t"; done',
+        '[ $$ -gt 32 ] && echo ABOVE-MACHINERY',
         'cg=$(sed -n "s/^0:://p" /proc/self/cgroup)',
         'mnt=$(awk \'$9=="cgroup2"{print $5; exit}\' /proc/self/mountinfo)',
         'echo $BASHPID > "$mnt$cg/../cgroup.procs" || echo NOMOVE',
         'unshare -U true || echo NOUNSHARE',
       ].join('\n'),
     );
-    expect(r.stdout).not.toMatch(/ENVIRON|FD/);
+    expect(r.stdout).not.toMatch(/ENVIRON|FD|REACH/);
+    expect(r.stdout).toMatch(/ABOVE-MACHINERY/);
     expect(r.stdout).toMatch(/NOSTOP/);
     expect(r.stdout).toMatch(/NOUNSHARE/);
     expect(r.stderr).toMatch(/Operation not permitted/);

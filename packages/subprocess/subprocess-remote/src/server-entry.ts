@@ -1,6 +1,6 @@
 /**
  * The runtime server as a program: `node server-entry.js [--containment auto|session]
- * [--probe-sandbox] [--cgroup-fd N] [--channel-fds IN,OUT]` (or the single-file `runtime-server.mjs`). Exits 0 once its
+ * [--probe-sandbox] [--cgroup-fd N] [--channel-fds IN,OUT] [--machinery-pids N]` (or the single-file `runtime-server.mjs`). Exits 0 once its
  * channel ended and every tree is gone. `--probe-sandbox` adds whether bubblewrap works here to
  * `hello`. `--cgroup-fd N`: descriptor N is the writable cgroup directory this server lives in,
  * whose path is read-only here (a sandbox world: its commands cannot move themselves out).
@@ -9,6 +9,7 @@ import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { shadowInheritedFds, useCgroupDescriptor } from '@dsh/subprocess-local';
 import { hostFacts } from './host-facts.js';
+import { reserveMachineryPids } from './machinery-pids.js';
 import { serveRuntimeStdio } from './serve-stdio.js';
 
 const fdAt = process.argv.indexOf('--cgroup-fd');
@@ -33,6 +34,18 @@ function channelOf(): { input: Socket; output: Socket } | undefined {
   };
 }
 const channel = channelOf();
+
+/** `--machinery-pids N`: pids 1…N are the machinery's alone (a sandbox world's seccomp program protects them). */
+const pidsAt = process.argv.indexOf('--machinery-pids');
+if (pidsAt >= 0) {
+  const max = Number(process.argv[pidsAt + 1]);
+  const top = Number.isInteger(max) && max > 0 ? await reserveMachineryPids(max) : null;
+  if (top === null || top > max) {
+    process.stderr.write(
+      `dsh runtime server: pids 1-${max} could not all be kept for the machinery (top thread ${top})\n`,
+    );
+  }
+}
 
 const at = process.argv.indexOf('--containment');
 const containment = at >= 0 && process.argv[at + 1] === 'session' ? 'session' : 'auto';

@@ -63,6 +63,7 @@ export const SECCOMP_ALWAYS_DENIED = {
   open_by_handle_at: 'opens files by handle, around the mount view',
   name_to_handle_at: 'makes file handles for open_by_handle_at',
   pidfd_getfd: 'steals another process’s file descriptors',
+  pidfd_send_signal: 'signals through a pidfd or an open /proc/<pid>, around the pid checks',
   kcmp: 'compares kernel objects of other processes (address-space probing)',
   process_madvise: 'changes another process’s memory',
   uselib: 'obsolete library loader',

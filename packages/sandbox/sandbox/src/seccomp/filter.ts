@@ -34,6 +34,8 @@ const EVERY_PROCESS = 0xffff_ffff;
 
 /** Most pids one filter protects: each costs two compares, and every jump must stay within 255 instructions. */
 export const MAX_PROTECTED_PIDS = 64;
+/** The largest protected pid range: the machinery's threads fit, and commands still get the pids above. */
+export const MAX_PROTECTED_PID_RANGE = 1024;
 /** Largest pid the kernel hands out (PID_MAX_LIMIT on 64-bit); a larger number is no process. */
 const PID_MAX_LIMIT = 4_194_304;
 
@@ -54,6 +56,12 @@ export interface WorldSeccompOptions {
    * at most {@link MAX_PROTECTED_PIDS}.
    */
   readonly protectedPids: readonly number[];
+  /**
+   * Every pid from 1 to this one is protected too (the world's machinery: the runtime server's
+   * threads take the first pids of its namespace, and it makes sure no command gets one of them).
+   * @default none
+   */
+  readonly protectedPidMax?: number;
 }
 
 /**
@@ -73,6 +81,10 @@ export function worldSeccompFilter(options: WorldSeccompOptions): Buffer {
     throw new DshError(SECCOMP_INVALID, `at most ${MAX_PROTECTED_PIDS} protected pids`, {
       data: { count: pids.length, limit: MAX_PROTECTED_PIDS },
     });
+  }
+  const max = options.protectedPidMax;
+  if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > MAX_PROTECTED_PID_RANGE)) {
+    throw new DshError(SECCOMP_INVALID, `protectedPidMax must be 1-${MAX_PROTECTED_PID_RANGE}`, { data: { max } });
   }
   const nr = (name: X64Syscall): number => X64_SYSCALLS[name];
   const pidArgs = Object.entries(SECCOMP_PID_ARGUMENT) as [keyof typeof SECCOMP_PID_ARGUMENT, 0 | 1][];
@@ -116,8 +128,11 @@ export function worldSeccompFilter(options: WorldSeccompOptions): Buffer {
     bpf.label('kill'),
     bpf.ld(seccompArgLow(0)),
     ...pids.map((pid) => bpf.jeq(-pid >>> 0, 'deny')), // a protected process group
+    ...(max ? [bpf.jge(-max >>> 0, 'deny')] : []), // a group in the protected range (-max … -1)
     bpf.label('pids'),
     bpf.jeq(EVERY_PROCESS, 'deny'),
+    ...(max ? [bpf.jgt(max, 'pid-list'), bpf.jge(1, 'deny', 'allow')] : []), // 1 … max
+    bpf.label('pid-list'),
     ...pids.map((pid) => bpf.jeq(pid, 'deny')),
     bpf.label('allow'),
     bpf.ret(SECCOMP_RET_ALLOW),

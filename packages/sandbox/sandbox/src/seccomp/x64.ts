@@ -102,6 +102,7 @@ export const X64_SYSCALLS = {
   pidfd_open: 434,
   clone3: 435,
   pidfd_getfd: 438,
+  pidfd_send_signal: 424,
   process_madvise: 440,
   mount_setattr: 442,
   quotactl_fd: 443,
