@@ -7,6 +7,7 @@ import {
   type Ctx,
   createOwner,
   DshError,
+  isDshError,
   type Owner,
   type ToolCallOptions,
   type ToolInfo,
@@ -246,6 +247,7 @@ function openLog(composition: Composition, config: ResolvedDshConfig, preset: Pr
       version: DSH_VERSION,
     });
   } catch (error) {
+    if (isDshError(error, 'UNSAFE_DIRECTORY')) throw error; // its message says what to do
     throw new DshError('SESSION_LOG_FAILED', `The session log cannot be written under ${root}: ${String(error)}`, {
       cause: error,
       data: { root },

@@ -40,6 +40,8 @@ export interface FenceInput {
   unreadable?: string;
   /** Whether the fence runs on this machine (its files can be read here). @default true */
   local?: boolean;
+  /** Output directories bound read-only (the server writes them through descriptors). @default false */
+  outputReadOnly?: boolean;
 }
 
 /** The bwrap options for `policy` (everything before `--`), and whether every part could be enforced. */
@@ -52,11 +54,15 @@ export function fenceArgs(
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...kernelMaskArgs(unreadable)];
   args.push('--size', String(policy.tmpBytes ?? WORLD_TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', '/run');
   if ((input.local ?? true) && isRealDir('/var/run')) args.push('--tmpfs', '/var/run'); // not Debian's link to /run
-  const hidden = hiddenPaths(policy, input.outputDirs);
-  for (const path of hidden) {
+  const { denied, emptied } = hiddenPaths(policy, input.outputDirs);
+  for (const path of denied) {
     args.push(...ifExists(`${path}/.`, ['--perms', '000', '--tmpfs', path]));
     args.push(...ifFile(path, ['--ro-bind', unreadable, path]));
   }
+  // The output root: other compositions' directories vanish, this one's is bound back in below
+  // (and the fence's own files, when they live there), so it stays traversable.
+  for (const path of emptied) args.push(...ifExists(`${path}/.`, ['--tmpfs', path]));
+  const hidden = [...denied, ...emptied];
   // The world's own programs stay visible when they live under a directory the fence replaces
   // (a checkout or a boot cache in /tmp): their top directory there is bound read-only — before
   // the writable roots, which may lie inside it.
@@ -74,10 +80,13 @@ export function fenceArgs(
   } else {
     for (const root of policy.readableRoots ?? []) if (exists(root)) args.push('--ro-bind', root, root);
   }
-  // The composition's output copies: written by the world's server, read by later commands.
+  // The composition's output copies: written by the world's server (through descriptors, when
+  // they are read-only here), read by later commands; never replaced by one.
   for (const dir of input.outputDirs) {
     if (!exists(dir)) continue;
-    args.push('--bind', dir, dir, ...ifExists(join(dir, 'bin'), ['--ro-bind', join(dir, 'bin'), join(dir, 'bin')]));
+    if (input.outputReadOnly) args.push('--ro-bind', dir, dir);
+    else
+      args.push('--bind', dir, dir, ...ifExists(join(dir, 'bin'), ['--ro-bind', join(dir, 'bin'), join(dir, 'bin')]));
   }
   if (!policy.network) args.push('--unshare-net');
   // No capabilities inside, even when dsh runs as root: otherwise a command could remount `/`
@@ -102,20 +111,24 @@ function isRealDir(path: string): boolean {
 }
 
 /**
- * The paths a world of `policy` must not read: the policy's `denyRead`, and the parents of the
- * output directories (other compositions' output lives beside this one's), except where they
- * would cover a writable root.
+ * What a world of `policy` must not see: `denied`, the policy's `denyRead` (unreadable), and
+ * `emptied`, the parents of the output directories (other compositions' output lives beside this
+ * one's; they are replaced by an empty directory), except where they would cover a writable root.
  */
-function hiddenPaths(policy: ResolvedSandbox, outputDirs: readonly string[]): string[] {
+function hiddenPaths(policy: ResolvedSandbox, outputDirs: readonly string[]): { denied: string[]; emptied: string[] } {
   const roots = [...policy.writableRoots, ...(policy.readableRoots ?? [])];
   const covers = (path: string): boolean => roots.some((r) => r === path || r.startsWith(`${path}/`));
-  const out = new Set<string>();
-  for (const path of policy.denyRead ?? []) if (!covers(path)) out.add(path);
+  const denied = new Set<string>();
+  for (const path of policy.denyRead ?? []) if (!covers(path)) denied.add(path);
+  const emptied = new Set<string>();
   for (const dir of outputDirs) {
     const parent = dirname(dir);
-    if (parent !== '/' && !covers(parent) && !parent.startsWith('/tmp/') && parent !== '/tmp') out.add(parent);
+    const inDenied = [...denied].some((d) => parent === d || parent.startsWith(`${d}/`));
+    if (parent !== '/' && !covers(parent) && !inDenied && !parent.startsWith('/tmp/') && parent !== '/tmp') {
+      emptied.add(parent);
+    }
   }
-  return [...out];
+  return { denied: [...denied], emptied: [...emptied] };
 }
 
 /**

@@ -8,9 +8,11 @@
  * config are not.
  *
  * Limits: only paths that exist when the world starts are covered (a repository the agent makes
- * later is its own); `git config` writes fail in a protected repository.
+ * later is its own, and a `.envrc` or `.mcp.json` it creates where there was none is not
+ * read-only: those tools ask before trusting a new one); `git config` writes fail in a protected
+ * repository. A missing `.git/hooks` of an existing repository is made (empty) to be bound.
  */
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** Paths under each writable root that are bound read-only when they exist. */
@@ -77,6 +79,14 @@ export function protectedPaths(
     // replaced by one whose hooks and config are the command's.
     writable.push(join(root, '.git'));
     for (const name of PROTECTED_NAMES) guard(join(root, name));
+    if (local && isDir(join(root, '.git')) && !isDir(join(root, '.git', 'hooks'))) {
+      // git makes it at init; one removed since is made again (empty), so it can be bound read-only.
+      try {
+        mkdirSync(join(root, '.git', 'hooks'), { mode: 0o755 });
+      } catch {
+        // not ours to make: left unprotected (it does not exist, so nothing runs from it yet)
+      }
+    }
     if (!local || isDir(join(root, '.git'))) continue;
     const linked = linkedGitDirs(root);
     if (!linked) continue;

@@ -29,6 +29,13 @@ const CGROUP_FD = 5;
 /** The channel's descriptors inside (bubblewrap's init closes all past stdio: it holds none of the channel). */
 const CHANNEL_IN_FD = 6;
 const CHANNEL_OUT_FD = 7;
+/**
+ * The descriptors of the output directories the server writes through, one each (the shell that
+ * starts a world can name only 0-9; an output directory past these is bound writable).
+ */
+const OUTPUT_FDS: readonly number[] = [3, 8];
+/** The fence step that opens a directory on a descriptor for the server (`--dsh-open-dir FD PATH`). */
+export const OPEN_DIR = '--dsh-open-dir';
 /** The descriptor bwrap waits on before it runs the server, while pasta wires the world's network. */
 const NET_BLOCK_FD = 9;
 /** Where the network slot is filled in (`--block-fd` when pasta wires the network). */
@@ -69,7 +76,7 @@ const SHIM = [
   'fi',
   `if [ -n "$seccomp" ]; then exec ${SECCOMP_FD}<"$seccomp" || exit 125; fi`,
   'if [ -n "$pasta" ]; then',
-  '  nd=$(mktemp -d "${TMPDIR:-/tmp}/dsh-net.XXXXXX") || exit 125',
+  `  nd=$(mktemp -d "\${TMPDIR:-/tmp}/dsh-net.XXXXXX") || exit 125`,
   `  mkfifo "$nd/go" && exec ${NET_BLOCK_FD}<>"$nd/go" || { rm -rf "$nd"; exit 125; }`,
   'fi',
   'first=1; want=0; keep=1; step=""; step2=""',
@@ -77,6 +84,10 @@ const SHIM = [
   '  if [ "$first" = 1 ]; then set --; first=0; fi',
   '  if [ -n "$step" ]; then',
   '    p=$a; step2=$step; step=""; continue',
+  '  fi',
+  '  if [ "$step2" = open ]; then',
+  '    case $p in *[!0-9]*|"") exit 125 ;; esac',
+  '    eval "exec $p<"\\$a"" || exit 125; step2=""; continue',
   '  fi',
   '  if [ -n "$step2" ]; then',
   '    want=$a',
@@ -91,6 +102,7 @@ const SHIM = [
   '  case $a in',
   `    ${IF_EXISTS}) step=if ;;`,
   `    ${IF_FILE}) step=file ;;`,
+  `    ${OPEN_DIR}) step=open ;;`,
   `    ${SECCOMP_SLOT}) if [ -n "$seccomp" ]; then set -- "$@" --seccomp ${SECCOMP_FD}; fi ;;`,
   `    ${NET_SLOT}) if [ -n "$pasta" ]; then set -- "$@" --block-fd ${NET_BLOCK_FD}; fi ;;`,
   `    ${CGROUP_SLOT}) set -- "$@" --channel-fds ${CHANNEL_IN_FD},${CHANNEL_OUT_FD}; if [ -n "$dir" ]; then set -- "$@" --cgroup-fd ${CGROUP_FD}; fi ;;`,
@@ -158,12 +170,18 @@ export function worldArgv(
 ): { argv: string[]; enforcement: 'full' | 'partial' } {
   const { args, enforcement } = fenceArgs(policy, {
     outputDirs: start.outputDirs,
+    outputReadOnly: (start.local ?? true) && start.outputDirs.length <= OUTPUT_FDS.length,
     programs: [start.node, start.entry],
     ...(start.exists ? { exists: start.exists } : {}),
     ...(start.unreadable ? { unreadable: start.unreadable } : {}),
     local: start.local ?? true,
   });
   const limits = policy.limits ?? {};
+  // Output directories are read-only inside; the server writes them through descriptors.
+  const outputs =
+    (start.local ?? true) && start.outputDirs.length <= OUTPUT_FDS.length
+      ? start.outputDirs.map((dir, i) => ({ dir, fd: OUTPUT_FDS[i] as number }))
+      : [];
   return {
     argv: [
       'sh',
@@ -177,6 +195,7 @@ export function worldArgv(
       joins.join(':'),
       policy.network && start.pasta ? start.pasta : '',
       ...args,
+      ...outputs.flatMap((o) => [OPEN_DIR, String(o.fd), o.dir]),
       ...(policy.network && start.pasta ? ['--unshare-net'] : []),
       SECCOMP_SLOT,
       NET_SLOT,
@@ -186,6 +205,7 @@ export function worldArgv(
       '--containment',
       'auto',
       ...(start.machineryPids ? ['--machinery-pids', String(start.machineryPids)] : []),
+      ...outputs.flatMap((o) => ['--writable-fd', `${o.fd}=${o.dir}`]),
       CGROUP_SLOT,
     ],
     enforcement,

@@ -123,11 +123,73 @@ describe('the world’s machinery', () => {
 
   it('no process but the server holds the channel: not bubblewrap’s init (pid 1), not a command', async () => {
     const r = await confined(
-      'readlink /proc/1/fd/0 /proc/1/fd/1; for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && readlink "$f"; done; true',
+      `readlink /proc/1/fd/0 /proc/1/fd/1; for f in /proc/self/fd/*; do n=\${f##*/}; [ "$n" -gt 2 ] && readlink "$f"; done; true`,
     );
     const lines = r.stdout.trim().split('\n');
     expect(lines.slice(0, 2)).toEqual(['/dev/null', '/dev/null']);
     expect(lines.slice(2).filter((l) => l.startsWith('socket:'))).toEqual([]);
+  });
+});
+
+describe('the composition’s output directory', () => {
+  it('holds what the server wrote (a spill file), which no command can replace, nor add to', async () => {
+    const out = join(root, 'out');
+    mkdirSync(join(out, 'spill'), { recursive: true });
+    const policy = new SandboxPolicyService({ workspace });
+    const sandbox = new BubblewrapSandbox({ outputDirs: [out] });
+    sandboxes.push(sandbox);
+    const world = sandbox.world(policy.resolve(), host);
+    const spawnIn = (command: string, spill = false) =>
+      world.runtime.spawn({
+        argv: ['bash', '-c', command],
+        cwd: workspace,
+        env: {},
+        stdin: { kind: 'ignore' },
+        stdout: {
+          kind: 'collect',
+          maxBytes: 64,
+          ...(spill ? { spill: { dir: join(out, 'spill'), maxBytes: 1 << 20 } } : {}),
+        },
+        stderr: { kind: 'collect', maxBytes: 4096 },
+        graceMs: 500,
+      });
+    const first = spawnIn('seq 1 20000', true);
+    await first.done;
+    const path = first.stdoutReader?.read(0).spillPath;
+    expect(path).toMatch(new RegExp(`^${out}/spill/`));
+    const forge = spawnIn(`echo forged > ${path}; rm -f ${path}; touch ${out}/spill/planted; cat ${path} | wc -l`);
+    await forge.done;
+    expect(forge.stdoutReader?.read(0).text.trim()).toBe('20000'); // still readable inside
+    expect(readFileSync(path as string, 'utf8').split('\n')[19999]).toBe('20000');
+    expect(() => readFileSync(join(out, 'spill', 'planted'))).toThrow();
+    expect(forge.stderrReader?.read(0).text).toMatch(/Read-only file system/);
+  });
+});
+
+describe('other compositions’ output', () => {
+  it('is hidden, while this composition’s output and the fence’s own files beside it stay reachable', async () => {
+    const outRoot = join(root, 'out-root');
+    const mine = join(outRoot, 'run-1-aa');
+    mkdirSync(join(mine, 'spill'), { recursive: true });
+    mkdirSync(join(outRoot, 'run-2-bb'), { recursive: true });
+    writeFileSync(join(outRoot, 'run-2-bb', 'theirs'), 'OTHER-AGENT-OUTPUT');
+    writeFileSync(join(mine, 'spill', 'ours'), 'OURS');
+    const policy = new SandboxPolicyService({ workspace });
+    const sandbox = new BubblewrapSandbox({ outputDirs: [mine], fenceDir: join(outRoot, 'fence') });
+    sandboxes.push(sandbox);
+    const h = sandbox.world(policy.resolve(), host).runtime.spawn({
+      argv: ['sh', '-c', `ls ${outRoot}; cat ${mine}/spill/ours; cat ${outRoot}/run-2-bb/theirs`],
+      cwd: workspace,
+      env: {},
+      stdin: { kind: 'ignore' },
+      stdout: { kind: 'collect', maxBytes: 4096 },
+      stderr: { kind: 'collect', maxBytes: 4096 },
+      graceMs: 500,
+    });
+    expect((await h.done).error).toBeNull(); // the world started (its Node.js lives in out-root/fence)
+    const out = h.stdoutReader?.read(0).text ?? '';
+    expect(out).toMatch(/OURS/);
+    expect(out).not.toMatch(/OTHER-AGENT-OUTPUT|run-2-bb/);
   });
 });
 

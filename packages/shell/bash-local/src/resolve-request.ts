@@ -56,10 +56,41 @@ function sandboxOf(value: unknown): ResolvedSandbox {
   }
   if (typeof value.network !== 'boolean') invalid('sandbox.network', 'must be a boolean');
   if (value.scope !== undefined && typeof value.scope !== 'string') invalid('sandbox.scope', 'must be a string');
+  const paths = (field: 'readableRoots' | 'denyRead' | 'unprotected'): string[] | undefined => {
+    const list = value[field];
+    if (list === undefined) return undefined;
+    if (!Array.isArray(list) || !list.every((r) => typeof r === 'string' && isAbsolute(r))) {
+      invalid(`sandbox.${field}`, 'must be an array of absolute paths');
+    }
+    return [...(list as string[])];
+  };
+  const count = (v: unknown, field: string): number | undefined => {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) invalid(field, 'must be a positive integer');
+    return v as number;
+  };
+  const limits = value.limits;
+  if (limits !== undefined && !isRecord(limits)) invalid('sandbox.limits', 'must be an object');
+  const pids = count(isRecord(limits) ? limits.pids : undefined, 'sandbox.limits.pids');
+  const memoryBytes = count(isRecord(limits) ? limits.memoryBytes : undefined, 'sandbox.limits.memoryBytes');
+  const tmpBytes = count(value.tmpBytes, 'sandbox.tmpBytes');
+  const optional: Partial<ResolvedSandbox> = {};
+  for (const field of ['readableRoots', 'denyRead', 'unprotected'] as const) {
+    const list = paths(field);
+    if (list) optional[field] = list;
+  }
+  if (limits !== undefined) {
+    optional.limits = {
+      ...(pids !== undefined ? { pids } : {}),
+      ...(memoryBytes !== undefined ? { memoryBytes } : {}),
+    };
+  }
+  if (tmpBytes !== undefined) optional.tmpBytes = tmpBytes;
   return {
     mode: value.mode as ResolvedSandbox['mode'],
     writableRoots: [...roots],
     network: value.network,
+    ...optional,
     ...(typeof value.scope === 'string' ? { scope: value.scope } : {}),
   };
 }

@@ -1,12 +1,14 @@
 /**
  * The runtime server as a program: `node server-entry.js [--containment auto|session]
- * [--probe-sandbox] [--cgroup-fd N] [--channel-fds IN,OUT] [--machinery-pids N]` (or the single-file `runtime-server.mjs`). Exits 0 once its
+ * [--probe-sandbox] [--cgroup-fd N] [--channel-fds IN,OUT] [--machinery-pids N] [--writable-fd N=PATH]…` (or the single-file `runtime-server.mjs`). Exits 0 once its
  * channel ended and every tree is gone. `--probe-sandbox` adds whether bubblewrap works here to
  * `hello`. `--cgroup-fd N`: descriptor N is the writable cgroup directory this server lives in,
  * whose path is read-only here (a sandbox world: its commands cannot move themselves out).
  */
+import { closeSync, openSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { setWritableAlias } from '@dsh/subprocess';
 import { shadowInheritedFds, useCgroupDescriptor } from '@dsh/subprocess-local';
 import { hostFacts } from './host-facts.js';
 import { reserveMachineryPids } from './machinery-pids.js';
@@ -34,6 +36,24 @@ function channelOf(): { input: Socket; output: Socket } | undefined {
   };
 }
 const channel = channelOf();
+
+/**
+ * `--writable-fd N=PATH` (repeatable): descriptor N is directory PATH opened where it is
+ * writable; PATH is read-only here (a sandbox world's output directories), so spill files are
+ * written through the descriptor, which no command can reach.
+ */
+for (let at = process.argv.indexOf('--writable-fd'); at >= 0; at = process.argv.indexOf('--writable-fd', at + 1)) {
+  const arg = String(process.argv[at + 1]);
+  const eq = arg.indexOf('=');
+  const fd = Number(arg.slice(0, eq));
+  try {
+    const own = openSync(`/proc/self/fd/${fd}`, 'r'); // close-on-exec, unlike the inherited one
+    closeSync(fd);
+    setWritableAlias(arg.slice(eq + 1), `/proc/self/fd/${own}`);
+  } catch {
+    // not open: writes there fail as read-only, and the collector says a copy could not be kept
+  }
+}
 
 /** `--machinery-pids N`: pids 1…N are the machinery's alone (a sandbox world's seccomp program protects them). */
 const pidsAt = process.argv.indexOf('--machinery-pids');

@@ -37,3 +37,4 @@ export type {
 export { FOREGROUND_SIGNALS } from './types.js';
 export { completePrefixLength, isContinuationByte, leadingPartialBytes, sequenceLength } from './utf8.js';
 export { assertProgramShape, validateSpawnSpec, validateTerminalSpawnSpec } from './validate-spec.js';
+export { setWritableAlias, writablePath } from './writable-alias.js';

@@ -10,6 +10,7 @@ import { DshError } from '@dsh/core';
 import { TAIL_COPY_MIN_WASTE } from './limits.js';
 import type { OutputRead, OutputReader, SpillSpec } from './types.js';
 import { completePrefixLength, leadingPartialBytes } from './utf8.js';
+import { writablePath } from './writable-alias.js';
 
 /** Options of an {@link OutputCollector}. */
 export interface OutputCollectorOptions {
@@ -240,9 +241,9 @@ export class OutputCollector implements OutputReader {
 
   private openSpill(dir: string): boolean {
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      mkdirSync(writablePath(dir), { recursive: true, mode: 0o700 });
       const file = join(dir, `dsh-${process.pid}-${randomBytes(8).toString('hex')}.${this.label}`);
-      this.spillFd = openSync(file, 'wx', 0o600);
+      this.spillFd = openSync(writablePath(file), 'wx', 0o600);
       this.spillFile = file;
       this.spillState = 'open';
       return true;
@@ -283,7 +284,7 @@ export class OutputCollector implements OutputReader {
   private unlinkSpill(): void {
     if (this.spillFile === null) return;
     try {
-      unlinkSync(this.spillFile);
+      unlinkSync(writablePath(this.spillFile));
     } catch {
       // already gone
     }
