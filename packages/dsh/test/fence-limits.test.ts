@@ -41,6 +41,7 @@ describe('world limits', () => {
     const parsed = parseShellResult((await bomb).text);
     expect(parsed.sandboxLimit).toBe('pids');
     expect((await bomb).text).toContain('[sandbox limit: pids]');
+    expect(parsed.notes.join(' ')).toMatch(/process limit was reached.*fewer processes/);
     const next = await dsh.tools.call(bomber, 'bash', { command: 'echo alive' });
     expect(parseShellResult(next.text)).toMatchObject({ exitCode: 0, sandboxLimit: null });
   });

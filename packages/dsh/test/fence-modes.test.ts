@@ -6,6 +6,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { compose, parseShellResult } from 'dsh';
 import { describe, expect, it } from 'vitest';
 
+describe('a refused system call', () => {
+  it('is named, with what to do next', async () => {
+    const workspace = mkdtempSync('/var/tmp/dsh-syscall-ws-');
+    const dsh = await compose({ preset: 'base', config: { workspace } });
+    try {
+      const r = await dsh.tools.call(dsh.createAgent('tracer'), 'bash', { command: 'strace -p 2' });
+      const parsed = parseShellResult(r.text);
+      expect(parsed).toMatchObject({ sandboxDenied: true, denial: 'syscall', denialDetail: 'ptrace' });
+      expect(parsed.notes.join(' ')).toMatch(/refuses the ptrace call.*require_escalated/);
+    } finally {
+      await dsh.dispose();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('read-only mode', () => {
   it('sees a workspace under /tmp (read-only), and a workdir missing in the world is isError', async () => {
     const workspace = mkdtempSync('/tmp/dsh-ro-ws-');

@@ -59,14 +59,36 @@ export function completeCopy(path: string | null, filesHere = true): string | nu
 
 const readHint = '(read it with head, tail, grep or sed -n)';
 
-/** Notes for streams the collector truncated (independent of any display cap). */
+/** What to do after the sandbox refused something or a world limit was hit (none otherwise). */
+function sandboxNote(result: RenderableResult): string[] {
+  const box = result.sandbox;
+  if (!box) return [];
+  if (box.limit === 'pids') {
+    return [
+      'the sandbox’s process limit was reached (forks failed): run fewer processes at once (e.g. make -j2), then retry',
+    ];
+  }
+  if (box.limit === 'memory') {
+    return [
+      'the sandbox’s memory limit was reached and a process was killed: use less memory (smaller inputs, fewer parallel jobs), then retry',
+    ];
+  }
+  if (box.denied && box.denial === 'syscall') {
+    return [
+      `the sandbox refuses the ${box.denialDetail ?? 'system'} call in every confined mode; do the task another way, or, if it must run, ask for sandbox_permissions "require_escalated" with a justification`,
+    ];
+  }
+  return [];
+}
+
+/** Notes for what the model should do next: timeouts, leftovers, the sandbox, and truncated streams. */
 export function notesFor(
   result: RenderableResult,
   maxTimeoutMs: number | null,
   naming: Naming = {},
   filesHere = true,
 ): string[] {
-  const notes = [...timeoutNote(result, maxTimeoutMs, naming), ...leftoverNote(result, naming)];
+  const notes = [...timeoutNote(result, maxTimeoutMs, naming), ...leftoverNote(result, naming), ...sandboxNote(result)];
   for (const [name, stream] of [
     ['stdout', result.stdout],
     ['stderr', result.stderr],
