@@ -135,10 +135,13 @@ function sandboxDump(composition: Composition, config: ResolvedDshConfig): Recor
   const why = fence ? fence.unavailableReason() : 'no sandbox plugin is mounted';
   const mode = config.sandbox.mode;
   const worlds = (fence as { worldsInUse?: () => unknown[] } | undefined)?.worldsInUse?.() ?? [];
+  const policy = composition.ctx.has('sandboxPolicy') ? composition.ctx.get('sandboxPolicy') : undefined;
   return {
     mode,
     network: mode === 'danger-full-access' || config.sandbox.network,
     fence: why === null ? 'bubblewrap' : null,
+    // What every world of a restricted mode hides and how far it may grow.
+    ...(policy ? { denyRead: policy.denyRead, limits: policy.limits, tmpBytes: policy.tmpBytes } : {}),
     worlds,
     note:
       mode === 'danger-full-access'

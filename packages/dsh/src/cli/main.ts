@@ -51,7 +51,10 @@ function servedOptions(command: Command): Command {
         .argParser(sandboxMode)
         .default('workspace-write'),
     )
-    .option('--network', 'allow the network inside the sandbox');
+    .option(
+      '--network',
+      'let sandboxed commands reach the network: outbound through a network namespace of their own (pasta; as root), never the host loopback or /run sockets',
+    );
 }
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit status. */

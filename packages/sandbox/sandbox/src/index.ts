@@ -44,4 +44,5 @@ export type {
 } from './types.js';
 export { SANDBOX_MODES } from './types.js';
 export type { WorldStart } from './world.js';
-export { SandboxWorld, SECCOMP_SLOT, worldArgv } from './world.js';
+export { SandboxWorld, worldArgv } from './world.js';
+export { NET_SLOT, OPEN_DIR, SECCOMP_SLOT } from './world-shim.js';

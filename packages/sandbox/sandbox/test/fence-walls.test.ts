@@ -3,57 +3,16 @@
  * paths, the world's machinery and its cgroup, protected files in the workspace, per-world
  * limits. Runs real bubblewrap worlds; a missing bubblewrap is a failure, not a skip.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { BubblewrapSandbox, protectedPaths, type SandboxPolicyOptions, SandboxPolicyService } from '@dsh/sandbox';
-import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { protectedPaths } from '@dsh/sandbox';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fenceRig } from './fence-support.js';
 
-const run = promisify(execFile);
-
-/** Polls `check` (every 20 ms, up to 10 s). */
-async function waitUntil(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!check()) throw new Error('timed out waiting');
-}
-let root: string;
-let workspace: string;
-const host = new LocalSubprocessRuntime({ containment: 'strict' });
-const sandboxes: BubblewrapSandbox[] = [];
-
-beforeAll(() => {
-  root = mkdtempSync('/var/tmp/dsh-walls-');
-  workspace = join(root, 'ws');
-  mkdirSync(workspace);
-});
-
-afterAll(async () => {
-  await Promise.all(sandboxes.map((s) => s.dispose()));
-  await host.dispose();
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** Runs `command` with bash in a world of `options`; returns what it printed and how it ended. */
-async function confined(command: string, options: Partial<SandboxPolicyOptions> = {}) {
-  const policy = new SandboxPolicyService({ workspace, ...options });
-  const sandbox = new BubblewrapSandbox({});
-  sandboxes.push(sandbox);
-  const world = sandbox.world(policy.resolve(), host);
-  const h = world.runtime.spawn({
-    argv: ['bash', '-c', command],
-    cwd: workspace,
-    env: {},
-    stdin: { kind: 'ignore' },
-    stdout: { kind: 'collect', maxBytes: 1 << 20 },
-    stderr: { kind: 'collect', maxBytes: 1 << 20 },
-    graceMs: 500,
-  });
-  const done = await h.done;
-  return { ...done, stdout: h.stdoutReader?.read(0).text ?? '', stderr: h.stderrReader?.read(0).text ?? '', world };
-}
+const rig = fenceRig('dsh-walls-');
+const { root, confined } = rig;
+afterAll(() => rig.dispose());
 
 describe('kernel knobs', () => {
   it('/proc/sys is read-only inside (the same write works on the host); kernel files are masked', async () => {
@@ -131,68 +90,6 @@ describe('the world’s machinery', () => {
   });
 });
 
-describe('the composition’s output directory', () => {
-  it('holds what the server wrote (a spill file), which no command can replace, nor add to', async () => {
-    const out = join(root, 'out');
-    mkdirSync(join(out, 'spill'), { recursive: true });
-    const policy = new SandboxPolicyService({ workspace });
-    const sandbox = new BubblewrapSandbox({ outputDirs: [out] });
-    sandboxes.push(sandbox);
-    const world = sandbox.world(policy.resolve(), host);
-    const spawnIn = (command: string, spill = false) =>
-      world.runtime.spawn({
-        argv: ['bash', '-c', command],
-        cwd: workspace,
-        env: {},
-        stdin: { kind: 'ignore' },
-        stdout: {
-          kind: 'collect',
-          maxBytes: 64,
-          ...(spill ? { spill: { dir: join(out, 'spill'), maxBytes: 1 << 20 } } : {}),
-        },
-        stderr: { kind: 'collect', maxBytes: 4096 },
-        graceMs: 500,
-      });
-    const first = spawnIn('seq 1 20000', true);
-    await first.done;
-    const path = first.stdoutReader?.read(0).spillPath;
-    expect(path).toMatch(new RegExp(`^${out}/spill/`));
-    const forge = spawnIn(`echo forged > ${path}; rm -f ${path}; touch ${out}/spill/planted; cat ${path} | wc -l`);
-    await forge.done;
-    expect(forge.stdoutReader?.read(0).text.trim()).toBe('20000'); // still readable inside
-    expect(readFileSync(path as string, 'utf8').split('\n')[19999]).toBe('20000');
-    expect(() => readFileSync(join(out, 'spill', 'planted'))).toThrow();
-    expect(forge.stderrReader?.read(0).text).toMatch(/Read-only file system/);
-  });
-});
-
-describe('other compositions’ output', () => {
-  it('is hidden, while this composition’s output and the fence’s own files beside it stay reachable', async () => {
-    const outRoot = join(root, 'out-root');
-    const mine = join(outRoot, 'run-1-aa');
-    mkdirSync(join(mine, 'spill'), { recursive: true });
-    mkdirSync(join(outRoot, 'run-2-bb'), { recursive: true });
-    writeFileSync(join(outRoot, 'run-2-bb', 'theirs'), 'OTHER-AGENT-OUTPUT');
-    writeFileSync(join(mine, 'spill', 'ours'), 'OURS');
-    const policy = new SandboxPolicyService({ workspace });
-    const sandbox = new BubblewrapSandbox({ outputDirs: [mine], fenceDir: join(outRoot, 'fence') });
-    sandboxes.push(sandbox);
-    const h = sandbox.world(policy.resolve(), host).runtime.spawn({
-      argv: ['sh', '-c', `ls ${outRoot}; cat ${mine}/spill/ours; cat ${outRoot}/run-2-bb/theirs`],
-      cwd: workspace,
-      env: {},
-      stdin: { kind: 'ignore' },
-      stdout: { kind: 'collect', maxBytes: 4096 },
-      stderr: { kind: 'collect', maxBytes: 4096 },
-      graceMs: 500,
-    });
-    expect((await h.done).error).toBeNull(); // the world started (its Node.js lives in out-root/fence)
-    const out = h.stdoutReader?.read(0).text ?? '';
-    expect(out).toMatch(/OURS/);
-    expect(out).not.toMatch(/OTHER-AGENT-OUTPUT|run-2-bb/);
-  });
-});
-
 describe('files a person’s tools run later', () => {
   it('.git hooks and config, .envrc and .vscode stay read-only; commits still work', async () => {
     const repo = join(root, 'repo');
@@ -244,56 +141,6 @@ describe('files a person’s tools run later', () => {
     expect(p.writable).toContain(join(main, '.git'));
     expect(p.readOnly).toEqual(expect.arrayContaining([join(main, '.git', 'hooks'), join(main, '.git', 'config')]));
     expect(protectedPaths([linked], [join(main, '.git', 'hooks')]).readOnly).not.toContain(join(main, '.git', 'hooks'));
-  });
-});
-
-describe('the network on', () => {
-  it('is a namespace of the world’s own: host loopback services, abstract sockets and /run are out of reach', async () => {
-    let connections = 0;
-    const tcp = createServer((c) => {
-      connections += 1;
-      c.end('HOST-TCP\n');
-    });
-    // Node binds abstract names padded to the full address length: python serves the exact name.
-    const name = `dsh-walls-${process.pid}`;
-    const abstract = spawn('python3', [
-      '-c',
-      `import socket\ns=socket.socket(socket.AF_UNIX)\ns.bind('\\0${name}')\ns.listen()\nprint('ready',flush=True)\nwhile True:\n  c,_=s.accept(); print('conn',flush=True); c.send(b'HOST-ABSTRACT\\n'); c.close()`,
-    ]);
-    let abstractOut = '';
-    abstract.stdout.on('data', (d: Buffer) => {
-      abstractOut += d.toString();
-    });
-    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
-    await waitUntil(() => abstractOut.includes('ready'));
-    const port = (tcp.address() as { port: number }).port;
-    try {
-      // Armed: both answer on the host.
-      const probe = (target: string) =>
-        `python3 -c "import socket,sys; f=socket.AF_UNIX if '${target}'.startswith('@') else socket.AF_INET; s=socket.socket(f); s.settimeout(2); a='\\0'+'${target}'[1:] if f==socket.AF_UNIX else ('127.0.0.1', int('${target}')); s.connect(a); print(s.recv(64).decode().strip())"`;
-      expect((await run('sh', ['-c', probe(String(port))])).stdout).toMatch(/HOST-TCP/);
-      expect((await run('sh', ['-c', probe(`@${name}`)])).stdout).toMatch(/HOST-ABSTRACT/);
-      connections = 0;
-      const r = await confined(
-        [
-          `[ "$(readlink /proc/self/ns/net)" != "${readlinkSync('/proc/self/ns/net')}" ] && echo OWN-NS`,
-          `${probe(String(port))} || echo NO-TCP`,
-          `${probe(`@${name}`)} || echo NO-ABSTRACT`,
-          'ls -A /run | wc -l',
-        ].join('\n'),
-        { network: true },
-      );
-      expect(r.stdout).toMatch(/OWN-NS/);
-      expect(r.stdout).toMatch(/NO-TCP/);
-      expect(r.stdout).toMatch(/NO-ABSTRACT/);
-      expect(r.stdout).not.toMatch(/HOST-/);
-      expect(r.stdout.trim().split('\n').at(-1)).toBe('0');
-      expect(connections).toBe(0);
-      expect(abstractOut.match(/conn/g)).toHaveLength(1); // only the arming probe
-    } finally {
-      tcp.close();
-      abstract.kill('SIGKILL');
-    }
   });
 });
 
