@@ -93,7 +93,9 @@ export function fenceArgs(
   // read-write or undo the masks. Its own pid namespace: no view of (or signal to) host
   // processes, and everything in it dies with the world. Its own session: no way back to the
   // terminal dsh runs on (terminals inside get a session of their own from their PTY).
-  args.push('--cap-drop', 'ALL', '--unshare-pid', '--die-with-parent', '--new-session');
+  // Its own IPC namespace: the host's (and other worlds') SysV shared memory, semaphores and
+  // message queues, and POSIX message queues, are not the world's.
+  args.push('--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session');
   return { args, enforcement };
 }
 

@@ -4,7 +4,7 @@
  * limits. Runs real bubblewrap worlds; a missing bubblewrap is a failure, not a skip.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { protectedPaths } from '@dsh/sandbox';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,12 +60,15 @@ describe('the world’s machinery', () => {
         'mnt=$(awk \'$9=="cgroup2"{print $5; exit}\' /proc/self/mountinfo)',
         'echo $BASHPID > "$mnt$cg/../cgroup.procs" || echo NOMOVE',
         'unshare -U true || echo NOUNSHARE',
+        // Signal routing through a descriptor's owner reaches the server around the pid checks.
+        `python3 -c "import fcntl,os; r,w=os.pipe(); fcntl.fcntl(r, fcntl.F_SETOWN, 2)" 2>/dev/null || echo NOSETOWN`,
       ].join('\n'),
     );
     expect(r.stdout).not.toMatch(/ENVIRON|FD|REACH/);
     expect(r.stdout).toMatch(/ABOVE-MACHINERY/);
     expect(r.stdout).toMatch(/NOSTOP/);
     expect(r.stdout).toMatch(/NOUNSHARE/);
+    expect(r.stdout).toMatch(/NOSETOWN/);
     expect(r.stderr).toMatch(/Operation not permitted/);
     // The server still answers after all that: the world is whole.
     const again = await r.world.runtime.spawn({
@@ -87,6 +90,21 @@ describe('the world’s machinery', () => {
     const lines = r.stdout.trim().split('\n');
     expect(lines.slice(0, 2)).toEqual(['/dev/null', '/dev/null']);
     expect(lines.slice(2).filter((l) => l.startsWith('socket:'))).toEqual([]);
+  });
+});
+
+describe('IPC', () => {
+  it('the host’s SysV shared memory is not the world’s (its own IPC namespace)', async () => {
+    const made = execFileSync('ipcmk', ['-M', '4096']).toString(); // "Shared memory id: N"
+    const id = /(\d+)/.exec(made)?.[1] as string;
+    try {
+      expect(execFileSync('ipcs', ['-m']).toString()).toContain(` ${id} `); // armed: the host lists it
+      const r = await confined('readlink /proc/self/ns/ipc; ipcs -m');
+      expect(r.stdout.split('\n')[0]).not.toBe(readlinkSync('/proc/self/ns/ipc'));
+      expect(r.stdout).not.toContain(` ${id} `);
+    } finally {
+      execFileSync('ipcrm', ['-m', id]);
+    }
   });
 });
 

@@ -193,6 +193,15 @@ describe('the world filter, as a program', () => {
     expect(run(nr.tkill, 4000n)).toBe(ALLOW);
     expect(run(nr.prlimit64, 0n)).toBe(ALLOW); // itself
     expect(run(nr.pidfd_send_signal, 3n, 0n)).toBe(EPERM);
+    // Signal routing: F_SETOWN to the machinery (or its group) and F_SETOWN_EX, FIOSETOWN, SIOCSPGRP.
+    expect(run(nr.fcntl, 3n, 8n, 2n)).toBe(EPERM);
+    expect(run(nr.fcntl, 3n, 8n, BigInt(-2 >>> 0))).toBe(EPERM);
+    expect(run(nr.fcntl, 3n, 8n, 40n)).toBe(ALLOW);
+    expect(run(nr.fcntl, 3n, 8n, 0n)).toBe(ALLOW);
+    expect(run(nr.fcntl, 3n, 15n, 0n)).toBe(EPERM);
+    expect(run(nr.fcntl, 3n, 1n, 0n)).toBe(ALLOW); // F_GETFD
+    expect(run(nr.ioctl, 3n, 0x8901n)).toBe(EPERM);
+    expect(run(nr.ioctl, 3n, 0x8902n)).toBe(EPERM);
     expect(codeOf(() => worldSeccompFilter({ protectedPids: [], protectedPidMax: 0 }))).toBe('SECCOMP_INVALID');
   });
 

@@ -98,7 +98,8 @@ export const SECCOMP_DENIED: Readonly<Record<string, string>> = {
   clone3: 'answered ENOSYS: its flags sit behind a pointer the filter cannot read (callers fall back to clone)',
   clone: 'with a namespace flag (new namespaces would undo the fence)',
   unshare: 'with a namespace flag, CLONE_NEWTIME included (new namespaces would undo the fence)',
-  ioctl: 'TIOCSTI (typing into the terminal) and TIOCLINUX (console control)',
+  ioctl: 'TIOCSTI (typing into the terminal), TIOCLINUX (console control), FIOSETOWN and SIOCSPGRP (signal routing)',
+  fcntl: 'F_SETOWN when aimed at a protected process or group, and F_SETOWN_EX (signal routing around the pid checks)',
   kill: `${AIMED}, or at a protected process group (-pid)`,
   ...Object.fromEntries(
     (Object.keys(SECCOMP_PID_ARGUMENT) as (keyof typeof SECCOMP_PID_ARGUMENT)[])

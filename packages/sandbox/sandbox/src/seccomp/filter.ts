@@ -29,6 +29,14 @@ export const CLONE_NAMESPACE_FLAGS = 0x7e02_0000; // NEWNS|NEWCGROUP|NEWUTS|NEWI
 export const UNSHARE_NAMESPACE_FLAGS = CLONE_NAMESPACE_FLAGS | 0x80;
 /** ioctl requests that act on a terminal beyond the caller's own input: TIOCSTI fakes input, TIOCLINUX drives the console. */
 const TERMINAL_IOCTLS = [0x5412, 0x541c] as const;
+/**
+ * ioctl requests that route SIGIO/SIGURG of a descriptor to a process or group named behind a
+ * pointer (FIOSETOWN, SIOCSPGRP): a way to signal the machinery around the pid checks.
+ */
+const OWNER_IOCTLS = [0x8901, 0x8902] as const;
+/** fcntl commands that route a descriptor's signals: F_SETOWN (pid or -group in the argument), F_SETOWN_EX (behind a pointer). */
+const F_SETOWN = 8;
+const F_SETOWN_EX = 15;
 /** A pid argument of -1 (low 32 bits): "every process" for kill. */
 const EVERY_PROCESS = 0xffff_ffff;
 
@@ -98,6 +106,7 @@ export function worldSeccompFilter(options: WorldSeccompOptions): Buffer {
     bpf.jeq(nr('unshare'), 'unshare'),
     bpf.jeq(nr('clone'), 'clone'),
     bpf.jeq(nr('ioctl'), 'ioctl'),
+    bpf.jeq(nr('fcntl'), 'fcntl'),
     bpf.jeq(nr('kill'), 'kill'),
     ...pidArgs.filter(([name]) => name !== 'kill').map(([name, arg]) => bpf.jeq(nr(name), `pid-arg${arg}`)),
     bpf.ret(SECCOMP_RET_ALLOW),
@@ -116,7 +125,7 @@ export function worldSeccompFilter(options: WorldSeccompOptions): Buffer {
     bpf.jset(CLONE_NAMESPACE_FLAGS, 'deny', 'allow'),
     bpf.label('ioctl'),
     bpf.ld(seccompArgLow(1)), // the request is an unsigned int: the kernel ignores the high bits too
-    ...TERMINAL_IOCTLS.map((request) => bpf.jeq(request, 'deny')),
+    ...[...TERMINAL_IOCTLS, ...OWNER_IOCTLS].map((request) => bpf.jeq(request, 'deny')),
     bpf.ja('allow'),
     // Pid checks: pid_t is an int, so the low 32 bits are what the kernel acts on.
     bpf.label('pid-arg1'),
@@ -125,8 +134,16 @@ export function worldSeccompFilter(options: WorldSeccompOptions): Buffer {
     bpf.label('pid-arg0'),
     bpf.ld(seccompArgLow(0)),
     bpf.ja('pids'),
+    // fcntl: the owner a descriptor's signals go to is checked like kill's target.
+    bpf.label('fcntl'),
+    bpf.ld(seccompArgLow(1)),
+    bpf.jeq(F_SETOWN_EX, 'deny'),
+    bpf.jeq(F_SETOWN, undefined, 'allow'),
+    bpf.ld(seccompArgLow(2)),
+    bpf.ja('owner'),
     bpf.label('kill'),
     bpf.ld(seccompArgLow(0)),
+    bpf.label('owner'),
     ...pids.map((pid) => bpf.jeq(-pid >>> 0, 'deny')), // a protected process group
     ...(max ? [bpf.jge(-max >>> 0, 'deny')] : []), // a group in the protected range (-max … -1)
     bpf.label('pids'),

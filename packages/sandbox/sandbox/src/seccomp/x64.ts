@@ -100,6 +100,7 @@ export const X64_SYSCALLS = {
   fsmount: 432,
   fspick: 433,
   pidfd_open: 434,
+  fcntl: 72,
   clone3: 435,
   pidfd_getfd: 438,
   pidfd_send_signal: 424,
