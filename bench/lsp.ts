@@ -63,7 +63,7 @@ try {
   await first;
   const rawCold = now() - t0;
 
-  const ours = new LspHost(() => runtime, root, { typescript: config });
+  const ours = new LspHost(() => ({ runtime, scope: 'host' }), root, { typescript: config });
   const t1 = now();
   await ours.diagnostics(file);
   const oursCold = now() - t1;

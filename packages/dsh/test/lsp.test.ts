@@ -149,7 +149,7 @@ describe('a language server that dies', () => {
     const workspace = tempDir('dsh-lsp-dead-');
     writeFileSync(join(workspace, 'a.ts'), 'x\n');
     const runtime = new LocalSubprocessRuntime();
-    const host = new LspHost(() => runtime, workspace, {
+    const host = new LspHost(() => ({ runtime, scope: 'host' }), workspace, {
       typescript: {
         command: ['sh', '-c', 'echo cannot start >&2; exit 3'],
         extensions: { '.ts': 'typescript' },

@@ -5,7 +5,7 @@
  */
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DshError } from '@dsh/core';
+import { DshError, type Owner } from '@dsh/core';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { type FileAccess, filesOf } from './files.js';
 import { LanguageServer, type RawDiagnostic } from './server.js';
@@ -59,7 +59,13 @@ export class LspHost {
   private disposed = false;
 
   constructor(
-    private readonly runtime: () => SubprocessRuntime,
+    /**
+     * Where `owner`'s servers run, and a key for that place: the agent's sandbox world in a
+     * restricted mode (a language server reads and runs what the workspace holds: it is the
+     * agent's code, confined like it), this machine otherwise.
+     * @throws DshError `SANDBOX_UNAVAILABLE` when a restricted mode has no fence.
+     */
+    private readonly placeOf: (owner?: Owner) => { runtime: SubprocessRuntime; scope: string },
     private readonly workspace: string,
     readonly servers: Readonly<Record<string, LanguageServerConfig>>,
   ) {}
@@ -91,7 +97,7 @@ export class LspHost {
    * The server for `path`, synced with the file on disk.
    * @throws DshError `LSP_NO_SERVER`, `LSP_BACKOFF`, `LSP_START_FAILED`, `LSP_FILE_UNREADABLE`, `DISPOSED`.
    */
-  private async serverFor(path: string): Promise<{ server: LanguageServer; changed: boolean }> {
+  private async serverFor(path: string, owner?: Owner): Promise<{ server: LanguageServer; changed: boolean }> {
     if (this.disposed) throw new DshError('DISPOSED', 'the language servers were disposed.');
     const lang = this.languageOf(path);
     if (!lang) {
@@ -108,9 +114,10 @@ export class LspHost {
         `The ${lang.language} language server cannot run here: ${config.unavailable}.`,
       );
     }
-    const files = filesOf(this.runtime());
+    const place = this.placeOf(owner);
+    const files = filesOf(place.runtime);
     const root = await this.rootOf(path, config, files);
-    const key = `${lang.language}\0${root}`;
+    const key = `${place.scope}\0${lang.language}\0${root}`;
     // One start per key, shared by concurrent callers; a dead server is started again.
     let pending = this.starting.get(key);
     if (!pending || this.running.get(key)?.dead) {
@@ -119,7 +126,7 @@ export class LspHost {
         const d = this.deaths.get(key) ?? { count: 0, at: 0 };
         this.deaths.set(key, { count: d.count + 1, at: Date.now() });
       }
-      pending = this.start(key, lang.language, root, config);
+      pending = this.start(key, lang.language, root, config, place.runtime);
       this.starting.set(key, pending);
       const mine = pending;
       pending.catch(() => {
@@ -143,12 +150,13 @@ export class LspHost {
     language: string,
     root: string,
     config: LanguageServerConfig,
+    runtime: SubprocessRuntime,
   ): Promise<LanguageServer> {
     const d = this.deaths.get(key);
     const wait = d ? Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_MS * 2 ** (d.count - 1)) : 0;
     if (d && Date.now() - d.at < wait) await new Promise((r) => setTimeout(r, wait - (Date.now() - d.at)));
     if (this.disposed) throw new DshError('DISPOSED', 'the language servers were disposed.');
-    const server = new LanguageServer(this.runtime(), language, root, config);
+    const server = new LanguageServer(runtime, language, root, config);
     this.running.set(key, server);
     try {
       await server.ready;
@@ -164,8 +172,8 @@ export class LspHost {
   }
 
   /** Errors and warnings of `path` (after syncing it from disk). */
-  async diagnostics(path: string): Promise<Diagnostic[]> {
-    const { server } = await this.serverFor(path);
+  async diagnostics(path: string, owner?: Owner): Promise<Diagnostic[]> {
+    const { server } = await this.serverFor(path, owner);
     const published = await server.diagnosticsOf(path, DIAGNOSTICS_WAIT_MS);
     if (published === null && server.dead) {
       throw new DshError(
@@ -188,8 +196,13 @@ export class LspHost {
     }));
   }
 
-  private async locations(method: string, place: Place, extra: Record<string, unknown> = {}): Promise<Place[]> {
-    const { server } = await this.serverFor(place.path);
+  private async locations(
+    method: string,
+    place: Place,
+    owner: Owner | undefined,
+    extra: Record<string, unknown> = {},
+  ): Promise<Place[]> {
+    const { server } = await this.serverFor(place.path, owner);
     const result = await server.request<Location | Location[] | null>(method, {
       textDocument: { uri: pathToFileURL(place.path).href },
       position: { line: place.line - 1, character: place.column - 1 },
@@ -202,18 +215,18 @@ export class LspHost {
   }
 
   /** Where the symbol at `place` is defined. */
-  definition(place: Place): Promise<Place[]> {
-    return this.locations('textDocument/definition', place);
+  definition(place: Place, owner?: Owner): Promise<Place[]> {
+    return this.locations('textDocument/definition', place, owner);
   }
 
   /** Where the symbol at `place` is used (its declaration included). */
-  references(place: Place): Promise<Place[]> {
-    return this.locations('textDocument/references', place, { context: { includeDeclaration: true } });
+  references(place: Place, owner?: Owner): Promise<Place[]> {
+    return this.locations('textDocument/references', place, owner, { context: { includeDeclaration: true } });
   }
 
   /** The hover text at `place`, as plain text, or null. */
-  async hover(place: Place): Promise<string | null> {
-    const { server } = await this.serverFor(place.path);
+  async hover(place: Place, owner?: Owner): Promise<string | null> {
+    const { server } = await this.serverFor(place.path, owner);
     const r = await server.request<{ contents: unknown } | null>('textDocument/hover', {
       textDocument: { uri: pathToFileURL(place.path).href },
       position: { line: place.line - 1, character: place.column - 1 },
@@ -229,8 +242,8 @@ export class LspHost {
   }
 
   /** The symbols of `path`, outline order. */
-  async symbols(path: string): Promise<SymbolInfo[]> {
-    const { server } = await this.serverFor(path);
+  async symbols(path: string, owner?: Owner): Promise<SymbolInfo[]> {
+    const { server } = await this.serverFor(path, owner);
     type Sym = {
       name: string;
       kind: number;

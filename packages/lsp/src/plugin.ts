@@ -2,10 +2,37 @@
  * The plugin that mounts `ctx.lsp` and the lsp_* tools. A reload keeps the running servers;
  * teardown shuts them down and ends them.
  */
-import { DshError, type Plugin } from '@dsh/core';
+import { type Ctx, DshError, type Owner, type Plugin } from '@dsh/core';
+import type {} from '@dsh/sandbox';
+import type { SubprocessRuntime } from '@dsh/subprocess';
 import { LspHost } from './host.js';
 import { defaultServers, type LanguageServerConfig } from './servers.js';
 import { createLspTools } from './tools.js';
+
+/**
+ * Where `owner`'s language servers run: its sandbox world when its mode is restricted (the same
+ * world its bash calls and terminals use), this machine otherwise or without an owner.
+ * @throws DshError `SANDBOX_UNAVAILABLE` when a restricted mode has no fence.
+ */
+function placeFor(ctx: Ctx, owner?: Owner): { runtime: SubprocessRuntime; scope: string } {
+  const host = ctx.get('subprocess');
+  if (!owner || !ctx.has('sandboxPolicy')) return { runtime: host, scope: 'host' };
+  const policy = ctx.get('sandboxPolicy');
+  const resolved = policy.resolve(owner);
+  if (resolved.mode === 'danger-full-access') return { runtime: host, scope: 'host' };
+  const sandbox = ctx.has('sandbox') ? ctx.get('sandbox') : undefined;
+  const why = sandbox ? sandbox.unavailableReason() : 'no sandbox is mounted';
+  if (!sandbox || why !== null) {
+    throw new DshError(
+      'SANDBOX_UNAVAILABLE',
+      `Language servers in sandbox mode "${resolved.mode}" need a fence and there is none: ${why}.`,
+      {
+        data: { mode: resolved.mode },
+      },
+    );
+  }
+  return { runtime: sandbox.world(resolved, host).runtime, scope: `${resolved.scope ?? 'shared'}:${resolved.mode}` };
+}
 
 /** Plugin name of {@link lspPlugin}. */
 export const LSP_PLUGIN = 'lsp';
@@ -40,7 +67,7 @@ export function lspPlugin(options: LspPluginOptions): Plugin {
     name: LSP_PLUGIN,
     requires: ['subprocess'],
     setup(api) {
-      host ??= new LspHost(() => api.ctx.get('subprocess'), options.workspace, {
+      host ??= new LspHost((owner) => placeFor(api.ctx, owner), options.workspace, {
         ...defaultServers(),
         ...options.servers,
       });

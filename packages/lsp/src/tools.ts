@@ -62,7 +62,9 @@ function listed(lines: string[], what: string): string {
 }
 
 function lspError(error: unknown): ToolResult {
-  if (error instanceof DshError && error.code.startsWith('LSP_')) return toolError(`${error.message}`, error.code);
+  if (error instanceof DshError && (error.code.startsWith('LSP_') || error.code === 'SANDBOX_UNAVAILABLE')) {
+    return toolError(`${error.message}`, error.code);
+  }
   throw error;
 }
 
@@ -87,10 +89,10 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
       output: diagnosticsOutput,
       annotations: { readOnlyHint: true },
       onError: lspError,
-      async run({ path }, { ctx }) {
+      async run({ path }, { ctx, owner }) {
         const abs = inside(workspace, path);
         if (typeof abs !== 'string') return abs;
-        const found = await lsp(ctx).diagnostics(abs);
+        const found = await lsp(ctx).diagnostics(abs, owner);
         const lines = found.map((d) => `${shown(workspace, d)}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, ' ')}`);
         return {
           text: listed(lines, 'diagnostics'),
@@ -110,10 +112,11 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
         output: locationsOutput,
         annotations: { readOnlyHint: true },
         onError: lspError,
-        async run(args, { ctx }) {
+        async run(args, { ctx, owner }) {
           const place = at(args);
           if ('isError' in place) return place;
-          const found = kind === 'definition' ? await lsp(ctx).definition(place) : await lsp(ctx).references(place);
+          const found =
+            kind === 'definition' ? await lsp(ctx).definition(place, owner) : await lsp(ctx).references(place, owner);
           return {
             text: places(found, kind === 'definition' ? 'definitions' : 'references'),
             isError: false,
@@ -129,10 +132,10 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
       output: hoverOutput,
       annotations: { readOnlyHint: true },
       onError: lspError,
-      async run(args, { ctx }) {
+      async run(args, { ctx, owner }) {
         const place = at(args);
         if ('isError' in place) return place;
-        const text = (await lsp(ctx).hover(place)) ?? 'Nothing to show at that position.';
+        const text = (await lsp(ctx).hover(place, owner)) ?? 'Nothing to show at that position.';
         const cut =
           text.length > HOVER_MAX_CHARS
             ? `${text.slice(0, HOVER_MAX_CHARS)}\n[${text.length - HOVER_MAX_CHARS} more characters not shown]`
@@ -147,10 +150,10 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
       output: countOutput,
       annotations: { readOnlyHint: true },
       onError: lspError,
-      async run({ path }, { ctx }) {
+      async run({ path }, { ctx, owner }) {
         const abs = inside(workspace, path);
         if (typeof abs !== 'string') return abs;
-        const found = await lsp(ctx).symbols(abs);
+        const found = await lsp(ctx).symbols(abs, owner);
         const lines = found.map((s) => `${'  '.repeat(s.depth)}${s.name} ${s.line}:${s.column}`);
         return { text: listed(lines, 'symbols'), isError: false, data: { count: found.length } };
       },
