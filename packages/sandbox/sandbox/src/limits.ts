@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ownCgroupPathOf } from '@dsh/subprocess-local';
 import type { WorldLimits } from './types.js';
 
 /** A world's default pids limit: room for builds and test runners, far below any host's pid_max. */
@@ -21,33 +22,6 @@ export const WORLD_PIDS_MAX = 1024;
 export const WORLD_MEMORY_SHARE = 0.5;
 /** Removing an emptied limit cgroup is tried this many times (its last process may still be exiting). */
 const REMOVE_TRIES = 20;
-
-/** Where a cgroup v1 controller is mounted and where this process sits in it, or null. */
-function v1Dir(controller: string): string | null {
-  let mountinfo: string;
-  let membership: string;
-  try {
-    mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
-    membership = readFileSync('/proc/self/cgroup', 'utf8');
-  } catch {
-    return null;
-  }
-  const line = membership.split('\n').find((l) => l.split(':')[1]?.split(',').includes(controller));
-  if (!line) return null;
-  const path = line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1);
-  for (const entry of mountinfo.split('\n')) {
-    const [left, right] = entry.split(' - ');
-    if (!left || !right?.startsWith('cgroup ')) continue;
-    if (!(right.split(' ')[2] ?? '').split(',').includes(controller)) continue;
-    const fields = left.split(' ');
-    const root = fields[3] ?? '/';
-    const mount = fields[4];
-    if (!mount) continue;
-    if (root === '/') return join(mount, path);
-    if (path === root || path.startsWith(`${root}/`)) return join(mount, path.slice(root.length));
-  }
-  return null;
-}
 
 function readCount(file: string, key: string): number {
   try {
@@ -69,11 +43,12 @@ export class WorldLimitGroups {
   /** Makes the cgroups for `limits` (those that can be made here); null when none can. */
   static make(limits: WorldLimits): WorldLimitGroups | null {
     const name = `dsh-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const pids = limits.pids === undefined ? null : make(v1Dir('pids'), name, { 'pids.max': String(limits.pids) });
+    const pids =
+      limits.pids === undefined ? null : make(ownCgroupPathOf('pids'), name, { 'pids.max': String(limits.pids) });
     const memory =
       limits.memoryBytes === undefined
         ? null
-        : make(v1Dir('memory'), name, {
+        : make(ownCgroupPathOf('memory'), name, {
             'memory.limit_in_bytes': String(limits.memoryBytes),
             'memory.memsw.limit_in_bytes': String(limits.memoryBytes),
           });

@@ -48,6 +48,15 @@ export function ownCgroupDir(): string | null {
 }
 
 function ownCgroupPath(): string | null {
+  return ownCgroupPathOf(null);
+}
+
+/**
+ * Where this process lives in a cgroup hierarchy, as a directory path: the v2 one (`controller`
+ * null), or the v1 hierarchy that carries `controller` (`pids`, `memory`). Null when there is
+ * none, or it is not mounted where this process can see its place.
+ */
+export function ownCgroupPathOf(controller: string | null): string | null {
   let mountinfo: string;
   let membership: string;
   try {
@@ -56,12 +65,18 @@ function ownCgroupPath(): string | null {
   } catch {
     return null;
   }
-  const line = membership.split('\n').find((l) => l.startsWith('0::'));
+  const line = membership
+    .split('\n')
+    .find((l) => (controller === null ? l.startsWith('0::') : l.split(':')[1]?.split(',').includes(controller)));
   if (!line) return null;
-  const path = line.slice(3);
+  const path = line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1);
   for (const entry of mountinfo.split('\n')) {
     const [left, right] = entry.split(' - ');
-    if (!left || !right?.startsWith('cgroup2 ')) continue;
+    if (!left || !right) continue;
+    const [fstype, , options = ''] = right.split(' ');
+    if (controller === null ? fstype !== 'cgroup2' : fstype !== 'cgroup' || !options.split(',').includes(controller)) {
+      continue;
+    }
     const fields = left.split(' ');
     const root = fields[3] ?? '/';
     const mount = fields[4];

@@ -3,7 +3,7 @@
  */
 
 export { CGROUP_POOL_MAX, CgroupContainer, sweepStale } from './cgroup.js';
-export { ownCgroupDir, pidsDeep, populated, useCgroupDescriptor } from './cgroup-fs.js';
+export { ownCgroupDir, ownCgroupPathOf, pidsDeep, populated, useCgroupDescriptor } from './cgroup-fs.js';
 export { MAX_SHADOWED_FD, shadowInheritedFds } from './child-fds.js';
 export { inspectForeground, ttyOf } from './foreground.js';
 export { checkCwd, LocalSubprocessHandle } from './local-handle.js';
