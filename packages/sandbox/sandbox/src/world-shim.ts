@@ -106,6 +106,9 @@ export const SHIM = [
   `exec ${CHANNEL_IN_FD}<&- ${CHANNEL_OUT_FD}>&-`,
   "trap 'kill -TERM $b 2>/dev/null' TERM INT HUP",
   `i=0; c=""; while [ -z "$c" ] && [ $i -lt ${CHILD_WAIT_STEPS} ]; do c=$(cat /proc/$b/task/$b/children 2>/dev/null); c=\${c%% *}; [ -n "$c" ] || sleep 0.005; i=$((i+1)); done`,
+  // Until it is let go, bwrap's child waits on the block descriptor it holds itself: a stop
+  // meanwhile ends it by name too.
+  "trap 'kill -KILL $c $b 2>/dev/null' TERM INT HUP",
   // Never the host's namespace: the child's must differ from the shim's own. Its namespace files
   // can be closed to others for a moment while bubblewrap changes its credentials: tried again.
   'own=$(readlink /proc/self/ns/net); wired=""; i=0',
@@ -116,9 +119,10 @@ export const SHIM = [
   'done',
   'pp=$(cat "$nd/pasta.pid" 2>/dev/null); rm -rf "$nd"',
   'if [ -z "$wired" ]; then',
-  '  echo "dsh: the world\'s network could not be wired (pasta failed)" >&2; kill -KILL $b 2>/dev/null; exit 125',
+  '  echo "dsh: the world\'s network could not be wired (pasta failed)" >&2; kill -KILL $c $b 2>/dev/null; exit 125',
   'fi',
   `echo go >&${NET_BLOCK_FD}; exec ${NET_BLOCK_FD}>&-`,
+  "trap 'kill -TERM $b 2>/dev/null' TERM INT HUP",
   // pasta keeps the namespace (and itself) alive: it ends with the world.
   'wait $b; st=$?; wait $b 2>/dev/null; st2=$?; [ $st -gt 128 ] && [ $st2 -lt 128 ] && st=$st2',
   'if [ -n "$pp" ]; then kill "$pp" 2>/dev/null; fi',
