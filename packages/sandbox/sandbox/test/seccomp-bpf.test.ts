@@ -222,7 +222,22 @@ describe('the world filter, as a program', () => {
     const low = (pids: number[]) =>
       fc.oneof(
         fc.integer({ min: 0, max: 0xffff_ffff }),
-        fc.constantFrom(0, 0xffff_ffff, 0x5412, 0x541c, 0x5401, 0x80, 0x400, 0x1000_0000, 0x2_0000, 17),
+        fc.constantFrom(
+          0,
+          0xffff_ffff,
+          0x5412,
+          0x541c,
+          0x5401,
+          0x8901,
+          0x8902,
+          0x80,
+          0x400,
+          0x1000_0000,
+          0x2_0000,
+          17,
+          8,
+          15,
+        ),
         ...(pids.length > 0 ? [fc.constantFrom(...pids), fc.constantFrom(...pids.map((p) => -p >>> 0))] : []),
       );
     const arg = (pids: number[]) =>
@@ -246,7 +261,13 @@ describe('the world filter, as a program', () => {
       if (call === nr.clone3) return ENOSYS;
       if (call === nr.unshare) return lo(0) & 0x7e02_0080 ? EPERM : ALLOW;
       if (call === nr.clone) return lo(0) & 0x7e02_0000 ? EPERM : ALLOW;
-      if (call === nr.ioctl) return lo(1) === 0x5412 || lo(1) === 0x541c ? EPERM : ALLOW;
+      if (call === nr.ioctl) return [0x5412, 0x541c, 0x8901, 0x8902].includes(lo(1)) ? EPERM : ALLOW;
+      if (call === nr.fcntl) {
+        if (lo(1) === 15) return EPERM; // F_SETOWN_EX
+        if (lo(1) !== 8) return ALLOW; // only F_SETOWN names an owner
+        const owner = lo(2) | 0;
+        return owner === -1 || pids.includes(owner) || pids.includes(-owner) ? EPERM : ALLOW;
+      }
       const at = pidArg.get(call);
       if (at === undefined) return ALLOW;
       const pid = lo(at) | 0; // as the kernel's int sees it
