@@ -25,9 +25,15 @@ const TOOL_CALLS: Record<string, string> = {
   keyctl: 'keyctl',
   bpftool: 'bpf',
 };
-/** Every name the refusal of a denied call may carry, longest first. */
-const CALL_NAMES = [...Object.keys(SECCOMP_ALWAYS_DENIED), 'unshare', 'clone', ...Object.keys(TOOL_CALLS)].sort(
-  (a, b) => b.length - a.length,
+/**
+ * Any name the refusal of a denied call may carry, as a whole word (longest first, so a longer
+ * name wins over its prefix); compiled once, not per line and name.
+ */
+const CALL_NAME = new RegExp(
+  `(?:^|[^A-Za-z0-9_])(${[...Object.keys(SECCOMP_ALWAYS_DENIED), 'unshare', 'clone', ...Object.keys(TOOL_CALLS)]
+    .sort((a, b) => b.length - a.length)
+    .map((name) => name.replace(' ', '\\s+'))
+    .join('|')})(?:[^A-Za-z0-9_]|$)`,
 );
 /** A permission error's text. */
 const PERMISSION = /permission denied|EACCES/i;
@@ -35,12 +41,8 @@ const PERMISSION = /permission denied|EACCES/i;
 /** The denied call a line of stderr names, or null. */
 function refusedCall(line: string): string | null {
   if (!NOT_PERMITTED.test(line)) return null;
-  for (const name of CALL_NAMES) {
-    if (new RegExp(`(?:^|[^A-Za-z0-9_])${name.replace(' ', '\\s+')}(?:[^A-Za-z0-9_]|$)`).test(line)) {
-      return TOOL_CALLS[name] ?? name;
-    }
-  }
-  return null;
+  const name = CALL_NAME.exec(line)?.[1]?.replace(/\s+/, ' ');
+  return name === undefined ? null : (TOOL_CALLS[name] ?? name);
 }
 
 /** Error texts of a write refused by a read-only bind. */

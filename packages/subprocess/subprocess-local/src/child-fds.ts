@@ -8,11 +8,10 @@
  */
 
 import type { StdioNull, StdioPipe } from 'node:child_process';
+import { openSync } from 'node:fs';
 
 /** One entry of a spawn's stdio array, as this module builds them. */
 export type StdioEntry = StdioPipe | StdioNull | 'inherit' | number;
-
-import { openSync } from 'node:fs';
 
 /** The highest descriptor number that can be shadowed: each one below it costs a stdio entry. */
 export const MAX_SHADOWED_FD = 64;
