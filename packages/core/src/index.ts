@@ -10,6 +10,8 @@ export { createOwner, isOwner } from './owner.js';
 export type { PersistentServiceOptions } from './persistent-service.js';
 export { persistentServicePlugin } from './persistent-service.js';
 export type { Ctx, DisposeReason, Plugin, PluginApi, ServiceKey, ServiceMap } from './plugin.js';
+export type { PrivateDirOptions } from './private-dir.js';
+export { ensurePrivateDir, isInside, makeFreshPrivateDir, UNSAFE_DIRECTORY } from './private-dir.js';
 export { readRegularText } from './read-regular.js';
 export type { ToolSpec } from './tool-kit.js';
 export {

@@ -5,8 +5,16 @@
 
 export type { LocalBashConfig } from '@dsh/bash-local';
 export { LocalBashExecutor } from '@dsh/bash-local';
-export type { Ctx, Owner, Plugin, ToolDefinition, ToolInfo, ToolResult } from '@dsh/core';
-export { Composition, createOwner, DshError, isDshError } from '@dsh/core';
+export type { Ctx, Owner, Plugin, PrivateDirOptions, ToolDefinition, ToolInfo, ToolResult } from '@dsh/core';
+export {
+  Composition,
+  createOwner,
+  DshError,
+  ensurePrivateDir,
+  isDshError,
+  makeFreshPrivateDir,
+  UNSAFE_DIRECTORY,
+} from '@dsh/core';
 export { JobService } from '@dsh/jobs';
 export type { ShellExecRequest, ShellExecResult, ShellExecSpec, ShellProcess } from '@dsh/shell';
 export { parseShellResult, renderShellResult, ShellExecutor } from '@dsh/shell';
@@ -42,8 +50,6 @@ export { DEFAULT_SESSION_ROOT, LOG_SEND_OUTPUT_MAX_CHARS, SessionLog } from './l
 export { factsOfRecord, renderSession, renderSessionJson } from './log/show-log.js';
 export type { PresetName } from './presets.js';
 export { PRESETS, presetPlugins } from './presets.js';
-export type { PrivateDirOptions } from './safe-dir.js';
-export { ensurePrivateDir, makeFreshPrivateDir, UNSAFE_DIRECTORY } from './safe-dir.js';
 export { DSH_VERSION } from './version.js';
 export type { WorldConfig } from './world.js';
 export { WORLD_REMOTE_PLUGIN } from './world.js';

@@ -11,7 +11,7 @@ import { readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { writeNoEditor } from '@dsh/bash-local';
-import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions } from './safe-dir.js';
+import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions } from '@dsh/core';
 
 /** Retained output copies of one composition stay under this many bytes: the oldest go first. */
 export const OUTPUT_BUDGET_BYTES = 1024 * 1024 * 1024;

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions } from '../safe-dir.js';
+import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions } from '@dsh/core';
 import { sweepSessions } from './retention.js';
 import { zstdCompress } from './zstd.js';
 

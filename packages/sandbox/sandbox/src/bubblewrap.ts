@@ -33,12 +33,15 @@ export const WORLD_MACHINERY_PID_MAX = 32;
 /** Where Debian's passt package installs pasta, the user-mode network stack of worlds with the network on. */
 export const PASTA_PATH = '/usr/bin/pasta';
 
-/** pasta, where a world with the network on can get a namespace of its own here (as root, with passt installed). */
-function pastaHere(): string | null {
-  if (process.getuid?.() !== 0) return null; // unprivileged: pasta cannot join bubblewrap's namespaces here
+/**
+ * pasta, where a world with the network on can get a namespace of its own here (passt installed):
+ * as root it joins bwrap's namespace from outside; an unprivileged dsh cannot join namespaces bwrap
+ * made, so pasta makes them and runs bwrap inside.
+ */
+function pastaHere(): { pasta: string; pastaMode: 'attach' | 'wrap' } | null {
   try {
     accessSync(PASTA_PATH, constants.X_OK);
-    return PASTA_PATH;
+    return { pasta: PASTA_PATH, pastaMode: process.getuid?.() === 0 ? 'attach' : 'wrap' };
   } catch {
     return null;
   }
@@ -178,7 +181,7 @@ export class BubblewrapSandbox implements Sandbox {
       entry: this.farSide?.entry ?? SERVER_ENTRY,
       seccompFile: files?.seccomp ?? null,
       ...(files?.seccomp ? { machineryPids: WORLD_MACHINERY_PID_MAX } : {}),
-      pasta: files ? pastaHere() : null,
+      ...((files ? pastaHere() : null) ?? { pasta: null }),
       ...(files ? { unreadable: files.unreadable } : {}),
     });
     this.worlds.set(key, world);

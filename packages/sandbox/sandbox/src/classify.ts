@@ -4,7 +4,8 @@
  * outside the writable roots, or a network error while the network is off. Permission errors
  * are not evidence: a read of /etc/shadow fails the same way outside the sandbox.
  */
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { isInside } from '@dsh/core';
 import { SECCOMP_ALWAYS_DENIED } from './seccomp/index.js';
 import type { ResolvedSandbox, RunEvidence, SandboxFacts } from './types.js';
 
@@ -61,11 +62,6 @@ const MASKED_SOCKET =
 /** Start failures that mean the world itself failed (its channel was lost), not the command. */
 const RUNNER_FAILURES = new Set(['WORLD_DISCONNECTED']);
 
-function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
 /** Absolute paths mentioned on lines that report a refusal. */
 function refusedPaths(text: string, kind: RegExp): string[] {
   const paths: string[] = [];
@@ -103,11 +99,11 @@ export function classifyRun(
   if (limit) return { ...base, limit };
   if (evidence.exitCode === 0) return base;
   const text = evidence.stderr; // stdout is the command's data, not its errors
-  const outside = (p: string): boolean => !policy.writableRoots.some((root) => inside(p, root));
+  const outside = (p: string): boolean => !policy.writableRoots.some((root) => isInside(p, root));
   // A read refused in a hidden path: the fence put an unreadable file or directory there.
   const hidden = policy.denyRead ?? [];
   if (hidden.length > 0 && PERMISSION.test(text)) {
-    const path = refusedPaths(text, PERMISSION).find((p) => hidden.some((h) => inside(p, h)));
+    const path = refusedPaths(text, PERMISSION).find((p) => hidden.some((h) => isInside(p, h)));
     if (path) return { ...base, denied: true, denial: 'file', denialDetail: path };
   }
   for (const line of text.split('\n')) {

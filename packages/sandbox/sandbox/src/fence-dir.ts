@@ -10,10 +10,10 @@
  * processes share it safely.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, lstatSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
-import { DshError } from '@dsh/core';
+import { dirname, join } from 'node:path';
+import { ensurePrivateDir } from '@dsh/core';
 
 /** Mode of the execute-only Node.js copy: no read bit for anyone, so the server is not dumpable. */
 const EXEC_ONLY = 0o111;
@@ -32,24 +32,15 @@ export function defaultFenceDir(): string {
   return join(tmpdir(), `dsh-${userInfo().username}`, 'fence');
 }
 
+const FENCE_DIR = { what: 'The fence directory', remedy: 'set TMPDIR to a directory of your own, and retry' };
+
 /**
- * Makes `dir` (and a missing parent) private: a directory of this user, mode 0700, not a symlink.
- * @throws DshError `UNSAFE_DIRECTORY` when it is a symlink, not a directory, or someone else's.
+ * Makes `dir` and its parent private: directories of this user, mode 0700, not symlinks.
+ * @throws DshError `UNSAFE_DIRECTORY` when one is a symlink, not a directory, or someone else's.
  */
 export function ensurePrivateFenceDir(dir: string): void {
-  for (const path of [join(dir, '..'), dir]) {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-    const st = lstatSync(path);
-    const uid = process.getuid?.() ?? st.uid;
-    if (st.isSymbolicLink() || !st.isDirectory() || st.uid !== uid) {
-      throw new DshError(
-        'UNSAFE_DIRECTORY',
-        `${path} is not a private directory of this user (a symlink, not a directory, or owned by uid ${st.uid}); remove it, or set TMPDIR to a directory of your own, and retry.`,
-        { data: { path } },
-      );
-    }
-    if ((st.mode & 0o077) !== 0) chmodSync(path, 0o700);
-  }
+  ensurePrivateDir(dirname(dir), FENCE_DIR);
+  ensurePrivateDir(dir, FENCE_DIR);
 }
 
 function placeFile(target: string, write: (tmp: string) => void): void {

@@ -44,6 +44,28 @@ export const KERNEL_MASKED_DIRS: readonly string[] = [
   '/sys/kernel/debug',
 ];
 
+/**
+ * The parts of bubblewrap's init (world pid 1) that would let a command read its memory or use its
+ * descriptors: it stays dumpable (it changes no credentials), and the seccomp filter stops only
+ * `ptrace` itself, not `/proc/1/mem`. The init is single-threaded, so task 1 is its only thread.
+ */
+export const INIT_MASKED_FILES: readonly string[] = [
+  '/proc/1/mem',
+  '/proc/1/task/1/mem',
+  '/proc/1/environ',
+  '/proc/1/task/1/environ',
+  '/proc/1/pagemap',
+  '/proc/1/task/1/pagemap',
+];
+
+/** Descriptor and mapping directories of bubblewrap's init, replaced by an empty read-only one. */
+export const INIT_MASKED_DIRS: readonly string[] = [
+  '/proc/1/fd',
+  '/proc/1/task/1/fd',
+  '/proc/1/map_files',
+  '/proc/1/task/1/map_files',
+];
+
 /** The fence step that applies its next `count` arguments only where `path` exists (world.ts expands it). */
 export const IF_EXISTS = '--dsh-if';
 
@@ -59,7 +81,11 @@ export function ifExists(path: string, args: readonly string[]): string[] {
 export function kernelMaskArgs(unreadable: string): string[] {
   const args: string[] = [];
   for (const path of KERNEL_READ_ONLY) args.push(...ifExists(path, ['--ro-bind', path, path]));
-  for (const path of KERNEL_MASKED_FILES) args.push(...ifExists(path, ['--ro-bind', unreadable, path]));
-  for (const path of KERNEL_MASKED_DIRS) args.push(...ifExists(path, ['--tmpfs', path, '--remount-ro', path]));
+  for (const path of [...KERNEL_MASKED_FILES, ...INIT_MASKED_FILES]) {
+    args.push(...ifExists(path, ['--ro-bind', unreadable, path]));
+  }
+  for (const path of [...KERNEL_MASKED_DIRS, ...INIT_MASKED_DIRS]) {
+    args.push(...ifExists(path, ['--tmpfs', path, '--remount-ro', path]));
+  }
   return args;
 }

@@ -28,6 +28,10 @@ export const OPEN_DIR = '--dsh-open-dir';
 const NET_BLOCK_FD = 9;
 /** Where the network slot is filled in (`--block-fd` when pasta wires the network). */
 export const NET_SLOT = '--dsh-net';
+/** The prefix of the pasta argument that has pasta run bwrap in a namespace of its own making. */
+export const PASTA_WRAP = 'wrap:';
+/** pasta's options: no port forwarded either way, the host's gateway not mapped to its loopback. */
+const PASTA_OPTIONS = '--config-net --quiet -t none -u none -T none -U none --no-map-gw';
 /** How long the shim waits for bwrap's namespaced child to appear (5 ms steps). */
 const CHILD_WAIT_STEPS = 400;
 /** How often pasta is tried while the child's namespace files are closed (10 ms apart). */
@@ -63,6 +67,10 @@ export const SHIM = [
   `  exec ${CGROUP_FD}<"$dir" || dir=""`,
   'fi',
   `if [ -n "$seccomp" ]; then exec ${SECCOMP_FD}<"$seccomp" || exit 125; fi`,
+  // Unprivileged: pasta makes a user and network namespace and runs bwrap in it (it keeps the
+  // descriptors; bwrap's parent is pasta, and bwrap ends when pasta does).
+  'wrap=""',
+  `case $pasta in ${PASTA_WRAP}*) wrap=\${pasta#${PASTA_WRAP}}; pasta="" ;; esac`,
   'if [ -n "$pasta" ]; then',
   `  nd=$(mktemp -d "\${TMPDIR:-/tmp}/dsh-net.XXXXXX") || exit 125`,
   `  mkfifo "$nd/go" && exec ${NET_BLOCK_FD}<>"$nd/go" || { rm -rf "$nd"; exit 125; }`,
@@ -98,6 +106,7 @@ export const SHIM = [
   '  esac',
   'done',
   `exec ${CHANNEL_IN_FD}<&0 ${CHANNEL_OUT_FD}>&1 </dev/null >/dev/null`,
+  `if [ -n "$wrap" ]; then exec "$wrap" ${PASTA_OPTIONS} -f -- "$bwrap" "$@"; fi`,
   'if [ -z "$pasta" ]; then exec "$bwrap" "$@"; fi',
   // The network on, in a namespace of its own: bwrap starts blocked; pasta (a user-mode network
   // stack on the host side) is attached to the namespace; then bwrap goes on. The shim stays as
@@ -114,7 +123,7 @@ export const SHIM = [
   'own=$(readlink /proc/self/ns/net); wired=""; i=0',
   `while [ -n "$c" ] && [ -z "$wired" ] && [ $i -lt ${PASTA_TRIES} ]; do`,
   '  ns=$(readlink "/proc/$c/ns/net" 2>/dev/null)',
-  '  if [ -n "$ns" ] && [ "$ns" != "$own" ] && "$pasta" --config-net --quiet -t none -u none -T none -U none --no-map-gw --runas 0 --pid "$nd/pasta.pid" --netns "/proc/$c/ns/net" >/dev/null 2>&1; then wired=1; else sleep 0.01; fi',
+  `  if [ -n "$ns" ] && [ "$ns" != "$own" ] && "$pasta" ${PASTA_OPTIONS} --runas 0 --pid "$nd/pasta.pid" --netns "/proc/$c/ns/net" >/dev/null 2>&1; then wired=1; else sleep 0.01; fi`,
   '  i=$((i+1))',
   'done',
   'pp=$(cat "$nd/pasta.pid" 2>/dev/null); rm -rf "$nd"',

@@ -17,7 +17,7 @@ import { connectChannel, type RemoteSubprocessRuntime } from '@dsh/subprocess-re
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
 import { WorldLimitGroups } from './limits.js';
 import type { ResolvedSandbox } from './types.js';
-import { NET_SLOT, OPEN_DIR, OUTPUT_FDS, SECCOMP_SLOT, SHIM } from './world-shim.js';
+import { NET_SLOT, OPEN_DIR, OUTPUT_FDS, PASTA_WRAP, SECCOMP_SLOT, SHIM } from './world-shim.js';
 
 /** How to start a world. */
 export interface WorldStart {
@@ -40,8 +40,22 @@ export interface WorldStart {
    * (dsh as root with passt installed); null: such a world shares the host's namespace. @default null
    */
   pasta?: string | null;
+  /**
+   * How pasta wires the network: `attach` (dsh as root) joins bwrap's own network namespace from
+   * outside; `wrap` (unprivileged: pasta cannot join namespaces bwrap made) runs bwrap inside a
+   * user and network namespace pasta makes, and bwrap's own user namespace keeps the caller's ids.
+   * @default 'attach'
+   */
+  pastaMode?: 'attach' | 'wrap';
   /** Pids 1 to this one are kept for the machinery (the seccomp program protects them). @default none */
   machineryPids?: number;
+}
+
+/** This process's user and group, kept inside a world pasta wraps (where pasta's namespace makes it 0). */
+function ownIds(): string[] {
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  return uid === undefined || gid === undefined ? [] : ['--uid', String(uid), '--gid', String(gid)];
 }
 
 /** The command line that starts a world for `policy` (its limit cgroups' join files in `joins`). */
@@ -59,6 +73,7 @@ export function worldArgv(
     local: start.local ?? true,
   });
   const limits = policy.limits ?? {};
+  const pasta = policy.network && start.pasta ? start.pasta : null;
   // Output directories are read-only inside; the server writes them through descriptors.
   const outputs =
     (start.local ?? true) && start.outputDirs.length <= OUTPUT_FDS.length
@@ -75,10 +90,11 @@ export function worldArgv(
       limits.pids === undefined ? '' : String(limits.pids),
       limits.memoryBytes === undefined ? '' : String(limits.memoryBytes),
       joins.join(':'),
-      policy.network && start.pasta ? start.pasta : '',
+      pasta ? `${start.pastaMode === 'wrap' ? PASTA_WRAP : ''}${pasta}` : '',
       ...args,
       ...outputs.flatMap((o) => [OPEN_DIR, String(o.fd), o.dir]),
-      ...(policy.network && start.pasta ? ['--unshare-net'] : []),
+      ...(pasta && start.pastaMode !== 'wrap' ? ['--unshare-net'] : []),
+      ...(pasta && start.pastaMode === 'wrap' ? ['--unshare-user', ...ownIds()] : []),
       SECCOMP_SLOT,
       NET_SLOT,
       '--',

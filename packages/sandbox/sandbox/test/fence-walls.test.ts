@@ -4,7 +4,7 @@
  * limits. Runs real bubblewrap worlds; a missing bubblewrap is a failure, not a skip.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { protectedPaths } from '@dsh/sandbox';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -85,13 +85,60 @@ describe('the world’s machinery', () => {
 
   it('no process but the server holds the channel: not bubblewrap’s init (pid 1), not a command', async () => {
     const r = await confined(
-      `readlink /proc/1/fd/0 /proc/1/fd/1; for f in /proc/self/fd/*; do n=\${f##*/}; [ "$n" -gt 2 ] && readlink "$f"; done; true`,
+      `[ -z "$(ls -A /proc/1/fd)" ] && echo FDMASKED; python3 -c "open('/proc/1/mem','rb')" 2>/dev/null && echo MEMOPEN; for f in /proc/self/fd/*; do n=\${f##*/}; [ "$n" -gt 2 ] && readlink "$f"; done; true`,
     );
-    const lines = r.stdout.trim().split('\n');
-    expect(lines.slice(0, 2)).toEqual(['/dev/null', '/dev/null']);
-    expect(lines.slice(2).filter((l) => l.startsWith('socket:'))).toEqual([]);
+    // Inside, the init's descriptors and memory are masked (it is dumpable); the host sees them.
+    expect(r.stdout).not.toMatch(/MEMOPEN/);
+    expect(r.stdout).toMatch(/FDMASKED/);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('socket:'))).toEqual([]);
+    const inits = worldInits(process.pid);
+    expect(inits.length).toBeGreaterThan(0);
+    for (const pid of inits) {
+      const links = fdLinksOf(pid);
+      expect(links.slice(0, 2)).toEqual(['/dev/null', '/dev/null']);
+      // fd 2 is the world's stderr (diagnostics, not the channel); past it only bwrap's eventfd.
+      expect(
+        links.slice(3).filter((l) => /^(socket|pipe):/.test(l)),
+        JSON.stringify(links),
+      ).toEqual([]);
+    }
   });
 });
+
+/** Host pids of the worlds' inits (pid 1 of a pid namespace) below `root`. */
+function worldInits(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  const inits: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      parentOf.set(Number(name), Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]));
+      if (/^NSpid:\s+\d+\s+1$/m.test(status)) inits.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let at = parentOf.get(pid); at !== undefined && at > 1; at = parentOf.get(at)) if (at === root) return true;
+    return false;
+  };
+  return inits.filter(below);
+}
+
+/** The targets of `pid`'s descriptors, in descriptor order. */
+function fdLinksOf(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/fd`)
+    .map(Number)
+    .sort((a, b) => a - b)
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+}
 
 describe('IPC', () => {
   it('the host’s SysV shared memory is not the world’s (its own IPC namespace)', async () => {

@@ -6,7 +6,8 @@
  * The stand-in editor lives on a path the fence binds read-only, and git's hooks and config are
  * read-only in the fence too (see @dsh/sandbox), so the approved command is exactly what runs.
  */
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { isInside } from '@dsh/core';
 
 /** Variables removed from an escalated run: each makes a shell or the loader run code it names. */
 export const ESCALATION_DROPPED_ENV: readonly string[] = [
@@ -24,16 +25,11 @@ export const ESCALATION_DROPPED_ENV: readonly string[] = [
   'GIT_EXEC_PATH',
 ];
 
-function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
 /** `path` (a PATH value) without entries under `writable` or relative ones; null when nothing changes. */
 export function trustedPath(path: string | undefined, writable: readonly string[]): string | null {
   if (path === undefined) return null;
   const entries = path.split(':');
-  const kept = entries.filter((e) => e !== '' && isAbsolute(e) && !writable.some((root) => inside(resolve(e), root)));
+  const kept = entries.filter((e) => e !== '' && isAbsolute(e) && !writable.some((root) => isInside(resolve(e), root)));
   return kept.length === entries.length ? null : kept.join(':');
 }
 

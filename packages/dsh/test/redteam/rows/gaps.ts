@@ -5,16 +5,10 @@
  */
 import type { Row } from './types.js';
 
-const INIT_DUMPABLE = "bubblewrap's init is dumpable (it holds no part of the channel)";
-const NO_USER_NET = 'an unprivileged dsh cannot attach pasta: its worlds share the host network namespace';
 const NO_USER_CGROUP = 'an unprivileged dsh has no writable cgroup of the controllers here: no limits';
 
 /** Gaps by row id. */
 export const GAPS: Readonly<Record<string, NonNullable<Row['gap']>>> = {
-  'machinery-mem-pid1': { root: INIT_DUMPABLE, user: INIT_DUMPABLE },
-  'agents-background-server-network-on': { user: NO_USER_NET },
-  'agents-host-loopback-network-on': { user: NO_USER_NET },
-  'agents-abstract-socket-network-on': { user: NO_USER_NET },
   'resources-fork-bomb-pids': { user: NO_USER_CGROUP },
   'resources-memory': { user: NO_USER_CGROUP },
 };

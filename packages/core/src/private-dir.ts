@@ -7,8 +7,8 @@
  * tightened to 0700; anything else is refused with `UNSAFE_DIRECTORY`.
  */
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, type Stats } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { DshError } from '@dsh/core';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { DshError } from './errors.js';
 
 /** The code of a refused directory (a symlink, not a directory, or owned by another user). */
 export const UNSAFE_DIRECTORY = 'UNSAFE_DIRECTORY';
@@ -99,6 +99,12 @@ export function ensurePrivateDir(path: string, options: PrivateDirOptions = {}):
   }
   for (const dir of missing) if (dir !== target) checkOne(dir, options);
   checkOne(target, options);
+}
+
+/** Whether `path` is `root` or lies under it (both absolute; no file system access). */
+export function isInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**
