@@ -77,7 +77,7 @@ try {
     const times: number[] = [];
     for (let i = 0; i < SENDS + 20; i++) {
       const t = now();
-      const r = await session.send({ text: 'true', timeoutMs: 10_000, submit: true, keys: [] });
+      const r = await session.send({ text: 'true', timeoutMs: 10_000, submit: true, keys: [], paste: true });
       if (r.reason !== 'stdin_read') throw new Error(`unexpected ${JSON.stringify(r)}`);
       if (i >= 20) times.push(now() - t);
     }

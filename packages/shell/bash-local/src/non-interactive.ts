@@ -15,6 +15,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { localeEntries } from '@dsh/subprocess';
 
 /** What the stand-in editor prints: why there is no editor, and what to do instead. */
 export const NO_EDITOR_MESSAGE =
@@ -98,5 +99,6 @@ export function nonInteractiveEnv(editor: string): Record<string, string> {
     PAGER: 'cat',
     GIT_PAGER: 'cat',
     GIT_TERMINAL_PROMPT: '0',
+    ...localeEntries(),
   };
 }

@@ -15,6 +15,7 @@ export {
   scrubbedParentEnv,
 } from './env.js';
 export { MAX_COLLECT_BYTES, MAX_GRACE_MS, MAX_SPILL_BYTES, TAIL_COPY_MIN_WASTE } from './limits.js';
+export { FALLBACK_LOCALE, localeEntries } from './locale.js';
 export type { CollectorObserver, OutputCollectorOptions } from './output-collector.js';
 export { OutputCollector } from './output-collector.js';
 export { SubprocessRuntime } from './runtime.js';

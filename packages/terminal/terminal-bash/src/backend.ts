@@ -3,7 +3,7 @@
  */
 import { DshError } from '@dsh/core';
 import type { Sandbox, SandboxMode, SandboxPolicyService } from '@dsh/sandbox';
-import type { SubprocessRuntime } from '@dsh/subprocess';
+import { localeEntries, type SubprocessRuntime } from '@dsh/subprocess';
 import type { OpenRequest, TerminalBackend, TerminalSession } from '@dsh/terminal';
 import { type BashTerminalConfig, type ResolvedBashTerminalConfig, resolveTerminalConfig } from './config.js';
 import { newNonce, writeRcFile } from './rcfile.js';
@@ -68,7 +68,7 @@ export class BashTerminalBackend implements TerminalBackend {
       handle = await runtime.spawnTerminal({
         argv: shellArgv,
         cwd: request.cwd ?? this.config.cwd,
-        env: { TERM: 'xterm-256color', ...this.config.env },
+        env: { TERM: 'xterm-256color', ...localeEntries(), ...this.config.env },
         cols: request.cols,
         rows: request.rows,
         graceMs: this.config.graceMs,

@@ -30,6 +30,8 @@ export interface ActiveSend {
   startedAt: number;
   /** Input went to the shell's prompt (as a paste): its prompt must follow the shell accepting it. */
   toShell: boolean;
+  /** The program that held the terminal when the input was typed (its command line), when it was not the shell's prompt. */
+  heldBy: string | null;
   /** Where the shell accepted the line (paste mode off), once seen. */
   acceptedAt: Mark | null;
   /** Where the shell's line editor began reading it (paste mode on), when that came after the send began and before its input. */
@@ -60,6 +62,25 @@ export function commandLine(a: ActiveSend, atPrompt: boolean): 'incomplete' | 'u
   if (atPrompt || !a.shellReading) return null;
   if (a.continued) return 'incomplete';
   return a.unsubmitted ? 'unsubmitted' : null;
+}
+
+/**
+ * Whose exit code the prompt `m` that ended send `a` carries. Input typed while a program held the
+ * terminal went to that program, and the first prompt after it is the one the shell shows when
+ * that program ends: it reports how the program ended, and no command of the send ran. Only a
+ * later prompt (the shell read a line after the program ended: typed ahead, or left over) is a
+ * command's. (The shell's turning paste mode off cannot tell: programs turn it off on exit too.)
+ */
+export function exitCodes(
+  a: ActiveSend,
+  m: { exitCode: number | null; seq: number },
+): { commandExitCode: number | null; programExitCode: number | null } {
+  if (a.emptyLine) return { commandExitCode: null, programExitCode: null };
+  if (a.toShell || a.cancelled || a.heldBy === null) return { commandExitCode: m.exitCode, programExitCode: null };
+  const shellRead = m.seq > a.startSeq + 1;
+  return shellRead
+    ? { commandExitCode: m.exitCode, programExitCode: null }
+    : { commandExitCode: null, programExitCode: m.exitCode };
 }
 
 /** What the session saw at one look. */
@@ -101,7 +122,7 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
 
 /** A send that has just begun: its input (`payload`) not yet written, nothing seen of it yet. */
 export function newActiveSend(
-  at: Pick<ActiveSend, 'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'owed' | 'deadlineAt'>,
+  at: Pick<ActiveSend, 'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'heldBy' | 'owed' | 'deadlineAt'>,
   input: { payload: string; cancelled: boolean; earlier: ActiveSend['earlier'] },
   timer: NodeJS.Timeout,
 ): ActiveSend {

@@ -93,6 +93,11 @@ export class Screen {
     return this.term.buffer.active.type === 'alternate';
   }
 
+  /** The program in front turned bracketed paste on (CSI ?2004h). */
+  get bracketedPaste(): boolean {
+    return this.term.modes.bracketedPasteMode;
+  }
+
   /** The terminal asked for application cursor keys (DECCKM). */
   get applicationCursor(): boolean {
     return this.term.modes.applicationCursorKeysMode;

@@ -40,7 +40,16 @@ export function earlierText(
 export type ResultExtras = Partial<
   Pick<
     SendResult,
-    'screen' | 'omitted' | 'earlier' | 'earlierOmitted' | 'atPrompt' | 'commandLine' | 'previousExitCode'
+    | 'screen'
+    | 'omitted'
+    | 'earlier'
+    | 'earlierOmitted'
+    | 'atPrompt'
+    | 'commandLine'
+    | 'previousExitCode'
+    | 'inputTo'
+    | 'programExitCode'
+    | 'knownPrompt'
   >
 >;
 
@@ -57,6 +66,9 @@ export function sendResult(
     atPrompt: false,
     commandLine: null,
     previousExitCode: null,
+    inputTo: null,
+    programExitCode: null,
+    knownPrompt: null,
     ...extra,
     ...core,
   };

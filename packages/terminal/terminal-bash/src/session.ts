@@ -25,13 +25,14 @@ import type {
 } from '@dsh/terminal';
 import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from './config.js';
 import { sendPayload } from './input.js';
+import { knownPrompt } from './known-prompts.js';
 import { LineEditor, SHELL_READ_WAIT_MS } from './line-editor.js';
 import { writePaced } from './paced-writer.js';
 import { PersonKeys } from './person-keys.js';
 import { Poller } from './poller.js';
 import { PromptWatch } from './prompt-watch.js';
 import { continuationPayload } from './rcfile.js';
-import { type ActiveSend, commandLine, decide, newActiveSend } from './readiness.js';
+import { type ActiveSend, commandLine, decide, exitCodes, newActiveSend } from './readiness.js';
 import { shoot } from './rewrites.js';
 import { type Mark, Screen } from './screen.js';
 import { earlierText, type ResultExtras, sendResult } from './send-text.js';
@@ -190,10 +191,30 @@ export class BashSession implements TerminalSession {
     if (this.exited || this.closing) return Promise.resolve(this.result('session_exited', '', false));
     const facts = this.handle.inspectForeground();
     const toShell = !this.owed && !this.view.alternate && this.atShell(facts);
-    const { payload } = sendPayload(input, { toShell, applicationCursor: this.view.applicationCursor });
+    const { payload } = sendPayload(input, {
+      toShell,
+      applicationCursor: this.view.applicationCursor,
+      bracketedPaste: this.view.bracketedPaste,
+    });
+    if (payload === '' && toShell) return Promise.resolve(this.idleWait()); // a wait, and nothing runs
     // Whether pasted or typed (keys, Up + Enter), input at the prompt runs once the shell accepts the line.
     const emptyLine = toShell && input.text.trim() === '' && input.keys.length === 0;
-    return this.begin(payload, toShell, input.timeoutMs, false, emptyLine);
+    // Input goes to a program when one holds the terminal; the shell's own group (a `read`, a loop
+    // of builtins) takes it as part of the command an earlier send started.
+    const program = !toShell && payload !== '' && !this.atShell(facts);
+    const heldBy = program ? (facts.command ?? 'the program in the foreground') : null;
+    return this.begin(payload, toShell, input.timeoutMs, false, emptyLine, heldBy);
+  }
+
+  /** A send that types nothing while the shell idles at its prompt: what was printed since the last send. */
+  private idleWait(): SendResult {
+    const start = this.view.mark();
+    const earlier = earlierText(this.view, this.lastEnd, start);
+    if (typeof this.lastEnd !== 'number') this.view.forget(this.lastEnd);
+    this.lastEnd = start;
+    const previousExitCode = this.lateExit;
+    this.lateExit = null;
+    return this.result('stdin_read', '', false, null, { ...earlier, previousExitCode, atPrompt: true });
   }
 
   async cancel(timeoutMs: number): Promise<SendResult | null> {
@@ -238,6 +259,7 @@ export class BashSession implements TerminalSession {
     timeoutMs: number,
     cancelled: boolean,
     emptyLine = false,
+    heldBy: string | null = null,
   ): Promise<SendResult> {
     const start = this.view.mark();
     const earlier = { ...earlierText(this.view, this.lastEnd, start), previousExitCode: this.lateExit };
@@ -249,6 +271,7 @@ export class BashSession implements TerminalSession {
         shot: shoot(this.view),
         emptyLine,
         toShell,
+        heldBy,
         owed: this.owed,
         deadlineAt: Date.now() + timeoutMs,
       },
@@ -332,9 +355,14 @@ export class BashSession implements TerminalSession {
     this.owed = m === null && reason !== 'session_exited';
     const got = settledTexts(this.view, a, m, this.lastEnd, reason !== 'session_exited');
     this.lastEnd = got.end;
-    const exitCode = m ? (a.emptyLine ? null : m.exitCode) : reason === 'session_exited' ? this.shellExit : null;
+    const codes = m ? exitCodes(a, m) : { commandExitCode: null, programExitCode: null };
+    const exitCode = m ? codes.commandExitCode : reason === 'session_exited' ? this.shellExit : null;
     a.resolve(
       this.result(reason, got.text, a.cancelled, exitCode, {
+        inputTo: a.heldBy,
+        programExitCode: codes.programExitCode,
+        knownPrompt:
+          m || reason === 'session_exited' ? null : knownPrompt(this.view.snapshot().text, this.foreground()),
         ...got.earlier,
         screen: got.screen,
         omitted: got.lost,

@@ -65,7 +65,7 @@ describe('real programs behind the emulator', () => {
     // The REPL is still there: a cancel at its idle >>> interrupts it again, and it answers.
     expect((await r.terminals.cancel(r.me, sh.id))?.output).toContain('KeyboardInterrupt');
     expect((await sh.send('double(4)')).output).toContain('8');
-    expect(await sh.send('exit()')).toMatchObject({ commandExitCode: 0 });
+    expect(await sh.send('exit()')).toMatchObject({ commandExitCode: null, programExitCode: 0, atPrompt: true });
     expect(await r.terminals.cancel(r.me, sh.id)).toBeNull();
   });
 
@@ -85,14 +85,14 @@ describe('real programs behind the emulator', () => {
     const sh = await r.shell();
     const key = (keys: string[], text = '') => r.terminals.send(r.me, sh.id, { text, keys, timeoutMs: 20_000 });
     expect(await sh.send('cat')).toMatchObject({ reason: 'stdin_read', commandExitCode: null });
-    expect(await key(['C-c'])).toMatchObject({ reason: 'stdin_read', commandExitCode: 130 });
+    expect(await key(['C-c'])).toMatchObject({ reason: 'stdin_read', commandExitCode: null, programExitCode: 130 });
     await sh.send('echo recalled-$((6 * 7))');
     expect(await key(['Up', 'Enter'])).toMatchObject({ output: 'recalled-42\n', commandExitCode: 0 });
     writeFileSync(join(r.cwd, 'long.txt'), Array.from({ length: 200 }, (_, i) => `row ${i}`).join('\n'));
     const paged = await sh.send('less long.txt');
     expect(paged).toMatchObject({ reason: 'stdin_read', screen: true });
     expect(paged.output.split('\n')[0]).toBe('row 0');
-    expect(await key(['q'])).toMatchObject({ reason: 'stdin_read', screen: false, commandExitCode: 0 });
+    expect(await key(['q'])).toMatchObject({ reason: 'stdin_read', screen: false, programExitCode: 0 });
     await sh.send('echo after-less');
     const page = r.terminals.scrollback(r.me, sh.id, { limit: 2_000 }).text;
     expect(page).toMatch(/\$ less long\.txt\n\$ echo after-less\nafter-less\n/);

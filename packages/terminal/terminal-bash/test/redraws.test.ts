@@ -16,7 +16,7 @@ describe('redraws and what a send says', () => {
     const lines = paged.output.split('\n').filter((l) => l !== '' && l !== ':');
     expect(lines.length).toBeGreaterThan(10);
     for (const line of lines) expect(line).toMatch(/^1\d{3}$/);
-    expect(await key(['q'])).toMatchObject({ commandExitCode: 0, atPrompt: true });
+    expect(await key(['q'])).toMatchObject({ commandExitCode: null, programExitCode: 0, atPrompt: true });
     await sh.send('echo marker-one-xyz');
     const search = await key(['C-r']);
     expect(search.output).toContain('(reverse-i-search)');

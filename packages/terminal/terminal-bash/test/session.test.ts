@@ -23,6 +23,9 @@ describe('persistent bash sessions (real PTYs)', () => {
       state: 'running',
       commandExitCode: 0,
       cancelled: false,
+      inputTo: null,
+      programExitCode: null,
+      knownPrompt: null,
     });
     expect(await sh.send('false')).toMatchObject({ reason: 'stdin_read', commandExitCode: 1, output: '' });
   });
@@ -73,7 +76,13 @@ describe('persistent bash sessions (real PTYs)', () => {
     expect(asked).toMatchObject({ reason: 'stdin_read', commandExitCode: null, state: 'running' });
     expect(asked.output).toContain('name? ');
     const answered = await sh.send('ab');
-    expect(answered).toMatchObject({ reason: 'stdin_read', commandExitCode: 0 });
+    // The answer went to python3, not to the shell: the exit code is python3's, and no command ran.
+    expect(answered).toMatchObject({
+      reason: 'stdin_read',
+      commandExitCode: null,
+      programExitCode: 0,
+      inputTo: expect.stringContaining('python3'),
+    });
     expect(answered.output).toContain('abab');
   });
 

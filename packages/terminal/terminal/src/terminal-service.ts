@@ -127,7 +127,7 @@ export class TerminalService {
   async send(
     owner: Owner,
     id: TerminalId | string,
-    input: { text: string; timeoutMs: number; submit?: boolean; keys?: string[] },
+    input: { text: string; timeoutMs: number; submit?: boolean; keys?: string[]; paste?: boolean },
   ): Promise<SendResult> {
     const entry = this.find(owner, id);
     const checked = checkSend(input);

@@ -21,6 +21,12 @@ export interface SendInput {
   submit: boolean;
   /** Named keys pressed after the text (see `KEY_NAMES`), encoded for the terminal's mode. @default [] */
   keys: string[];
+  /**
+   * Several lines of text for a program that turned bracketed paste on (a REPL, an editor) go as
+   * one paste, so its auto-indent leaves them as they are; false types them key by key. The
+   * shell's own prompt always takes a command as a paste. @default true
+   */
+  paste: boolean;
 }
 
 /** The outcome of one send (or of a cancel). */
@@ -58,6 +64,16 @@ export interface SendResult {
   exitSignal: string | null;
   /** True when a cancel interrupted it. */
   cancelled: boolean;
+  /**
+   * The program that held the terminal when this send's input was typed (its command line), or
+   * null when the input went to the shell's prompt (or nothing was typed). Its input went to it,
+   * not to the shell: `commandExitCode` is then only set when the shell read a line after it.
+   */
+  inputTo: string | null;
+  /** With `inputTo`: the exit code of that program, when it ended during this send (the prompt that followed is its). */
+  programExitCode: number | null;
+  /** A known prompt the screen shows (vim's hit-enter, a pager's end) and the keys that continue past it. */
+  knownPrompt: { prompt: string; keys: string[] } | null;
 }
 
 /** One page of a session's scrollback. Offsets count characters of the rendered text (what the screen showed, row by row) since the session began. */

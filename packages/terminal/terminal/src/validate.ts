@@ -53,12 +53,13 @@ export function checkOpen(options: unknown): {
 /** Checked send input. */
 export function checkSend(input: unknown): SendInput {
   if (typeof input !== 'object' || input === null) invalid('input', 'must be { text, timeoutMs, submit?, keys? }');
-  const { text, timeoutMs, submit, keys } = input as Record<string, unknown>;
+  const { text, timeoutMs, submit, keys, paste } = input as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!['text', 'timeoutMs', 'submit', 'keys'].includes(key)) invalid(key, 'is not a known field');
+    if (!['text', 'timeoutMs', 'submit', 'keys', 'paste'].includes(key)) invalid(key, 'is not a known field');
   }
   if (typeof text !== 'string') invalid('text', 'must be a string');
   if (submit !== undefined && typeof submit !== 'boolean') invalid('submit', 'must be a boolean');
+  if (paste !== undefined && typeof paste !== 'boolean') invalid('paste', 'must be a boolean');
   if (
     typeof timeoutMs !== 'number' ||
     !Number.isFinite(timeoutMs) ||
@@ -68,13 +69,14 @@ export function checkSend(input: unknown): SendInput {
     invalid('timeoutMs', `must be a number of milliseconds in (0, ${MAX_SEND_TIMEOUT_MS}]`);
   }
   const named = checkKeys(keys);
-  if (text === '' && (submit === false || (keys !== undefined && named.length === 0))) {
+  // No text, no keys and submit off is a wait (nothing typed); an empty key list with Enter left on is a slip.
+  if (text === '' && submit !== false && keys !== undefined && named.length === 0) {
     invalid(
       'text',
-      'is empty and no key is pressed: there is nothing to send (give text, keys, or leave submit on for Enter)',
+      'is empty and the key list is empty: there is nothing to send (give text or keys; submit: false with neither only waits)',
     );
   }
-  return { text, timeoutMs: Math.ceil(timeoutMs), submit: submit ?? true, keys: named };
+  return { text, timeoutMs: Math.ceil(timeoutMs), submit: submit ?? true, keys: named, paste: paste ?? true };
 }
 
 /** Checked wait of a cancel. */

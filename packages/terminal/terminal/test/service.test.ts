@@ -28,6 +28,9 @@ function result(r: Partial<SendResult>): SendResult {
     state: 'running',
     commandExitCode: 0,
     cancelled: false,
+    inputTo: null,
+    programExitCode: null,
+    knownPrompt: null,
     ...r,
   };
 }

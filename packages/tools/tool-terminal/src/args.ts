@@ -19,14 +19,32 @@ export const openArgs = z
 export const sendArgs = z
   .object({
     terminal_id: terminalId,
-    input: z.string().optional().describe('Text to type (lines typed one after another).'),
+    input: z
+      .string()
+      .optional()
+      .describe(
+        'Text to type. Several lines go to a program that accepts pastes (a REPL, an editor) as one paste, so its auto-indent keeps their shape; a trailing newline is an extra Enter.',
+      ),
     submit: z.boolean().optional().describe('Press Enter after input (default true).'),
+    paste: z
+      .boolean()
+      .optional()
+      .describe('false: type several lines key by key even where the program accepts a paste (default true).'),
+    wait_ms: z
+      .number()
+      .int()
+      .positive()
+      .max(600_000)
+      .optional()
+      .describe(
+        'Type nothing: wait up to this long for the terminal to be ready (a running command to finish, a prompt); give no input or keys with it.',
+      ),
     keys: z
       .array(z.string())
       .max(256)
       .optional()
       .describe(
-        'Keys pressed after input, instead of Enter: Enter, Escape, Tab, Backspace, Up, Down, Left, Right, Home, End, PageUp, PageDown, C-a…C-z, F1…F12, or one character (q).',
+        'Keys pressed after input, instead of Enter (alone too, with no input): Enter, Escape, Tab, Backspace, Space, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, C-a…C-z, F1…F12, or one character (q).',
       ),
     timeout_ms: z
       .number()
@@ -75,6 +93,9 @@ export const sendOutput = z.object({
   cancelled: z.boolean().optional(),
   screen: z.boolean().optional(),
   omitted: z.number().int().optional(),
+  input_to: z.string().nullable().optional(),
+  program_exit_code: z.number().int().nullable().optional(),
+  timeout_cut_to_ms: z.number().int().optional(),
 });
 /** `data` of terminal_read. */
 export const readOutput = z.object({

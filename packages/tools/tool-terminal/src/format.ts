@@ -15,6 +15,12 @@ export function statusLine(id: string, r: SendResult, timeoutMs: number): string
   const interrupted = r.cancelled ? 'interrupted; ' : '';
   switch (r.reason) {
     case 'stdin_read':
+      if (r.inputTo !== null && r.programExitCode !== null && r.commandExitCode === null) {
+        return `[${r.inputTo} read your input and has exited (exit code ${r.programExitCode}); the shell is at its prompt and ran none of your input as a command]`;
+      }
+      if (r.inputTo !== null && r.commandExitCode !== null && !r.cancelled) {
+        return `[${interrupted}ready at the prompt; the shell read a line after ${r.inputTo} ended: exit code: ${r.commandExitCode}]`;
+      }
       if (r.commandExitCode !== null) return `[${interrupted}ready at the prompt; exit code: ${r.commandExitCode}]`;
       if (r.atPrompt) return `[${interrupted}ready at the prompt; no command ran]`;
       if (r.screen) {
@@ -72,6 +78,13 @@ export function renderSend(id: string, r: SendResult, timeoutMs: number): string
   }
   const out = capOutput(r);
   if (out !== '') parts.push(out.replace(/\n$/, ''));
+  if (r.inputTo !== null && r.programExitCode === null && !r.atPrompt && r.reason !== 'session_exited') {
+    parts.push(`[your input went to ${r.inputTo}, which holds the terminal, not to the shell's prompt]`);
+  }
+  if (r.knownPrompt) {
+    const keys = JSON.stringify(r.knownPrompt.keys);
+    parts.push(`[the screen shows ${r.knownPrompt.prompt}: terminal_send keys ${keys} to continue past it]`);
+  }
   parts.push(statusLine(id, r, timeoutMs));
   return parts.join('\n');
 }

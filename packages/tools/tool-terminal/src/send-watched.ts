@@ -25,7 +25,7 @@ export async function sendWatched(
   terminals: TerminalService,
   context: ToolContext,
   id: string,
-  input: { text: string; timeoutMs: number; submit?: boolean; keys?: string[] },
+  input: { text: string; timeoutMs: number; submit?: boolean; keys?: string[]; paste?: boolean },
 ): Promise<SendResult> {
   const { owner, signal, progress } = context;
   const sending = terminals.send(owner, id, input);

@@ -37,6 +37,17 @@ export const DEFAULT_READ_LIMIT = 10_000;
 /** Backend type the tools open. */
 const SHELL = 'shell';
 
+/** Arguments of terminal_send. */
+interface SendArgs {
+  terminal_id: string;
+  input?: string;
+  submit?: boolean;
+  keys?: string[];
+  paste?: boolean;
+  timeout_ms?: number;
+  wait_ms?: number;
+}
+
 /** Errors the model can act on become isError results; anything else is an infrastructure failure. */
 function modelError(error: unknown): ToolResult {
   const codes = ['TERMINAL_NOT_FOUND', 'TERMINAL_BUSY', 'TERMINAL_NAME_TAKEN', 'TERMINAL_LIMIT', 'INVALID_ARGUMENT'];
@@ -88,23 +99,33 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
       'terminal_send',
       'Type into one of your terminals and wait until it is ready again: at the prompt, waiting for input, quiet, or the timeout. Returns what was printed (a full-screen program: its screen).',
       { args: sendArgs, output: sendOutput, annotations: { destructiveHint: true, openWorldHint: true } },
-      async (
-        args: { terminal_id: string; input?: string; submit?: boolean; keys?: string[]; timeout_ms?: number },
-        terminals,
-        context,
-      ) => {
+      async (args: SendArgs, terminals, context) => {
+        const waitOnly = args.wait_ms !== undefined;
+        if (waitOnly && ((args.input ?? '') !== '' || (args.keys ?? []).length > 0)) {
+          return toolError(
+            'wait_ms types nothing: give it without input and keys, or use timeout_ms to wait after typing.',
+            'INVALID_ARGUMENT',
+          );
+        }
         // A wait longer than the caller's yield limit would outlive its request: the session keeps running.
-        const asked = args.timeout_ms ?? DEFAULT_SEND_TIMEOUT_MS;
+        const asked = args.wait_ms ?? args.timeout_ms ?? DEFAULT_SEND_TIMEOUT_MS;
         const timeoutMs = context.yieldMs !== undefined ? Math.min(asked, context.yieldMs) : asked;
+        const exitedBefore = terminals.list(context.owner).find((t) => t.id === args.terminal_id)?.state === 'exited';
         const r = await sendWatched(terminals, context, args.terminal_id, {
           text: args.input ?? '',
           timeoutMs,
-          ...(args.submit === undefined ? {} : { submit: args.submit }),
+          ...(waitOnly ? { submit: false } : args.submit === undefined ? {} : { submit: args.submit }),
           ...(args.keys === undefined ? {} : { keys: args.keys }),
+          ...(args.paste === undefined ? {} : { paste: args.paste }),
         });
+        const cut =
+          timeoutMs < asked && r.reason === 'timeout'
+            ? `\n[the wait was cut from ${asked} to ${timeoutMs} ms (this server hands control back by then); it keeps running: terminal_send with wait_ms to wait again]`
+            : '';
         return {
-          text: renderSend(args.terminal_id, r, timeoutMs),
-          isError: false,
+          text: `${renderSend(args.terminal_id, r, timeoutMs)}${cut}`,
+          // A send to a shell that had already exited did nothing: an error the model must act on.
+          isError: exitedBefore && r.reason === 'session_exited',
           data: {
             terminal_id: args.terminal_id,
             reason: r.reason,
@@ -113,6 +134,9 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
             cancelled: r.cancelled,
             screen: r.screen,
             omitted: r.omitted,
+            input_to: r.inputTo,
+            program_exit_code: r.programExitCode,
+            ...(timeoutMs < asked ? { timeout_cut_to_ms: timeoutMs } : {}),
           },
         };
       },

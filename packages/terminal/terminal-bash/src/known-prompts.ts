@@ -1,0 +1,32 @@
+/**
+ * Prompts of well-known programs that wait for one key before they go on, as the screen shows
+ * them: a model told the key need not guess (vim at its hit-enter prompt eats whatever is typed
+ * next, a command line included).
+ */
+
+/** One known prompt: how its last non-blank screen line reads, and the keys that continue past it. */
+interface KnownPrompt {
+  line: RegExp;
+  prompt: string;
+  keys: string[];
+}
+
+/** The prompts recognised, first match wins. */
+const KNOWN_PROMPTS: readonly KnownPrompt[] = [
+  { line: /Press ENTER or type command to continue\s*$/, prompt: "vim's hit-enter prompt", keys: ['Enter'] },
+  { line: /^\(END\)\s*$/, prompt: "the pager's end of the text", keys: ['q'] },
+  { line: /^--More--/, prompt: "the pager's More prompt", keys: ['Space'] },
+  { line: /^-- More --/, prompt: "the pager's More prompt", keys: ['Space'] },
+];
+
+/**
+ * The known prompt `screen` ends with while `program` holds the terminal, or null (none known,
+ * or the shell's prompt has the terminal).
+ */
+export function knownPrompt(screen: string, program: string | null): { prompt: string; keys: string[] } | null {
+  if (program === null) return null;
+  const lines = screen.split('\n').filter((l) => l.trim() !== '');
+  const last = lines[lines.length - 1] ?? '';
+  const hit = KNOWN_PROMPTS.find((p) => p.line.test(last));
+  return hit ? { prompt: hit.prompt, keys: hit.keys } : null;
+}

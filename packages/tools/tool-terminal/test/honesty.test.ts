@@ -1,0 +1,77 @@
+/**
+ * What terminal_send tells a model is what happened (issue 20, a, f, k): input a program held is
+ * named as that program's, a known prompt names the key that continues, a send to a shell that
+ * had exited is an error, a wait cut to the caller's limit says so, and `wait_ms` types nothing.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Composition, createOwner, type ToolResult } from '@dsh/core';
+import { subprocessLocalPlugin } from '@dsh/subprocess-local';
+import { terminalPlugin } from '@dsh/terminal';
+import { terminalBashPlugin } from '@dsh/terminal-bash';
+import { toolTerminalPlugin } from '@dsh/tool-terminal';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../../../test/support.js';
+
+const open: Composition[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.dispose()));
+});
+
+async function rig() {
+  const workspace = tempDir('dsh-tterm-honest-');
+  const c = await Composition.create([
+    subprocessLocalPlugin(),
+    terminalPlugin(),
+    terminalBashPlugin({ cwd: workspace }),
+    toolTerminalPlugin({ workspace }),
+  ]);
+  open.push(c);
+  const agent = createOwner('agent');
+  const id = (await c.tools.call(agent, 'terminal_open', {})).data?.terminal_id as string;
+  const send = (args: Record<string, unknown>, options = {}): Promise<ToolResult> =>
+    c.tools.call(agent, 'terminal_send', { terminal_id: id, ...args }, options);
+  return { send, workspace };
+}
+
+describe('terminal_send tells where input went', () => {
+  it("vim's hit-enter prompt: the key that continues; a command typed there is vim's; vim's exit is vim's", async () => {
+    const r = await rig();
+    writeFileSync(join(r.workspace, 'notes.txt'), 'one\n');
+    await r.send({ input: 'vim -N -u NONE notes.txt' });
+    const shelled = await r.send({ input: ':!true' });
+    expect(shelled.text).toContain(
+      `[the screen shows vim's hit-enter prompt: terminal_send keys ["Enter"] to continue past it]`,
+    );
+    const typed = await r.send({ input: 'ls' });
+    expect(typed.text).toMatch(/\[your input went to vim -N -u NONE notes\.txt, which holds the terminal/);
+    expect(typed.text).not.toMatch(/exit code/);
+    expect(typed.data).toMatchObject({ exit_code: null, input_to: 'vim -N -u NONE notes.txt' });
+    await r.send({ keys: ['Escape'], submit: false });
+    const quit = await r.send({ input: ':q!' });
+    expect(quit.text).toMatch(
+      /\[vim -N -u NONE notes\.txt read your input and has exited \(exit code 0\); the shell is at its prompt and ran none of your input as a command\]$/,
+    );
+    expect(quit.data).toMatchObject({ exit_code: null, program_exit_code: 0 });
+  });
+
+  it('a send to a shell that had exited is an error; the send that ended it is not', async () => {
+    const r = await rig();
+    const ended = await r.send({ input: 'exit 4' });
+    expect(ended).toMatchObject({ isError: false, data: { reason: 'session_exited' } });
+    const after = await r.send({ input: 'echo hi' });
+    expect(after).toMatchObject({ isError: true, data: { reason: 'session_exited' } });
+  });
+
+  it('wait_ms types nothing and waits; a wait cut to the caller’s limit says so', async () => {
+    const r = await rig();
+    const slow = await r.send({ input: 'sleep 1; echo slept', timeout_ms: 20_000 }, { yieldMs: 100 });
+    expect(slow.text).toMatch(/\[the wait was cut from 20000 to 100 ms/);
+    expect(slow.data).toMatchObject({ reason: 'timeout', timeout_cut_to_ms: 100 });
+    const waited = await r.send({ wait_ms: 20_000 });
+    expect(waited.text).toContain('slept');
+    expect(waited.data).toMatchObject({ reason: 'stdin_read', exit_code: 0 });
+    const both = await r.send({ input: 'ls', wait_ms: 100 });
+    expect(both).toMatchObject({ isError: true, data: { error: { code: 'INVALID_ARGUMENT' } } });
+  });
+});
