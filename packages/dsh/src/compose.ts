@@ -141,7 +141,15 @@ function sandboxDump(composition: Composition, config: ResolvedDshConfig): Recor
     network: mode === 'danger-full-access' || config.sandbox.network,
     fence: why === null ? 'bubblewrap' : null,
     // What every world of a restricted mode hides and how far it may grow.
-    ...(policy ? { denyRead: policy.denyRead, limits: policy.limits, tmpBytes: policy.tmpBytes } : {}),
+    ...(policy
+      ? {
+          denyRead: policy.denyRead,
+          limits: policy.limits,
+          tmpBytes: policy.tmpBytes,
+          // Where programs' state goes in a restricted mode.
+          home: policy.privateHome ? 'private (seeded from $HOME, removed with the world)' : 'read-only',
+        }
+      : {}),
     worlds,
     note:
       mode === 'danger-full-access'

@@ -37,6 +37,12 @@ export interface SandboxConfig {
   limits?: { pids?: number | null; memoryBytes?: number | null };
   /** Size of each world's `/tmp` in bytes. @default 2 GiB (WORLD_TMP_BYTES) */
   tmpBytes?: number;
+  /**
+   * Programs' own state (viminfo, histories, `~/.local/share`, `~/.config`) goes to a private home
+   * of each world, seeded from the real one and removed with it; the real `$HOME` is never
+   * written. false: `$HOME` is read-only in the restricted modes. @default true
+   */
+  privateHome?: boolean;
 }
 
 /** Everything `compose` accepts; every key is optional. */
@@ -102,6 +108,7 @@ export interface ResolvedDshConfig {
     allowWrite?: string[];
     limits?: { pids?: number | null; memoryBytes?: number | null };
     tmpBytes?: number;
+    privateHome?: boolean;
   };
   shell: Omit<LocalBashConfig, 'cwd' | 'bash'>;
   jobs: JobServiceOptions;
@@ -131,7 +138,7 @@ export const CONFIG_KEYS = [
   'acp',
 ];
 const NESTED: Record<string, readonly string[]> = {
-  sandbox: ['mode', 'network', 'bwrapPath', 'denyRead', 'allowWrite', 'limits', 'tmpBytes'],
+  sandbox: ['mode', 'network', 'bwrapPath', 'denyRead', 'allowWrite', 'limits', 'tmpBytes', 'privateHome'],
   shell: ['timeoutMs', 'maxTimeoutMs', 'maxOutputBytes', 'spillDir', 'maxSpillBytes', 'graceMs'],
   jobs: ['maxRunningPerOwner', 'maxQueuedPerOwner', 'retainCount', 'retainMs'],
   subprocess: ['containment'],
@@ -216,6 +223,7 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
       ...(sandbox.allowWrite !== undefined ? { allowWrite: sandbox.allowWrite } : {}),
       ...(sandbox.limits !== undefined ? { limits: sandbox.limits } : {}),
       ...(sandbox.tmpBytes !== undefined ? { tmpBytes: sandbox.tmpBytes } : {}),
+      ...(sandbox.privateHome !== undefined ? { privateHome: sandbox.privateHome } : {}),
     },
     shell: { ...objectOr(c.shell, 'shell', {}) },
     jobs: { ...objectOr(c.jobs, 'jobs', {}) },

@@ -52,6 +52,7 @@ export function presetPlugins(
     ...(config.sandbox.allowWrite ? { allowWrite: config.sandbox.allowWrite } : {}),
     ...(config.sandbox.limits ? { limits: config.sandbox.limits } : {}),
     ...(config.sandbox.tmpBytes !== undefined ? { tmpBytes: config.sandbox.tmpBytes } : {}),
+    ...(config.sandbox.privateHome !== undefined ? { privateHome: config.sandbox.privateHome } : {}),
     // The session log (every agent's calls, and what a person typed) is never readable in a world.
     ...(config.sessionLog ? { hidden: [config.sessionLog.dir] } : {}),
     // Output copies are read at the same path inside the agent's world as outside it.

@@ -54,7 +54,6 @@ async function attempt(command: string) {
 
 const fileEscapes: [string, () => string, () => string][] = [
   ['/etc', () => 'echo x > /etc/dsh-escape', () => '/etc/dsh-escape'],
-  ['$HOME', () => 'echo x > "$HOME/dsh-escape"', () => join(process.env.HOME ?? '/root', 'dsh-escape')],
   [
     'the parent of the workspace',
     () => `echo x > ${dirname(workspace)}/escape`,
@@ -89,6 +88,14 @@ describe('sandbox escape suite (workspace-write, bubblewrap)', () => {
     });
     expect(parsed).toMatchObject({ sandboxDenied: true, denial: 'file', sandboxMode: 'workspace-write' });
     expect(existsSync(target())).toBe(false);
+  });
+
+  it('a write to $HOME lands in the world’s private home (issue 20), never in the real one', async () => {
+    const real = join(process.env.HOME ?? '/root', 'dsh-escape');
+    const { res, parsed } = await attempt('echo x > "$HOME/dsh-escape" && cat "$HOME/dsh-escape"');
+    expect(parsed.stdout).toBe('x\n');
+    expect(res.data.sandbox).toMatchObject({ mode: 'workspace-write', denied: false });
+    expect(existsSync(real)).toBe(false);
   });
 
   it('a background child that outlives the shell cannot write outside either', async () => {

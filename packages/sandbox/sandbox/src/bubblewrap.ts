@@ -6,12 +6,14 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
-import { isAbsolute } from 'node:path';
-import { DshError } from '@dsh/core';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { DshError, isInside } from '@dsh/core';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { SERVER_ENTRY } from '@dsh/subprocess-remote';
 import { classifyRun } from './classify.js';
 import { type FenceFiles, placeSeccomp, prepareFenceFiles } from './fence-dir.js';
+import { makePrivateHome, type PrivateHome, removePrivateHome } from './private-home.js';
 import { seccompSupported, worldSeccompFilter } from './seccomp/index.js';
 import type { ResolvedSandbox, RunEvidence, Sandbox, SandboxFacts, World } from './types.js';
 import { SandboxWorld } from './world.js';
@@ -84,6 +86,7 @@ function keyOf(policy: ResolvedSandbox): string {
     policy.unprotected ?? [],
     policy.limits ?? {},
     policy.tmpBytes ?? 0,
+    policy.privateHome ?? true,
   ]);
 }
 
@@ -160,7 +163,10 @@ export class BubblewrapSandbox implements Sandbox {
     const key = keyOf(policy);
     const held = this.worlds.get(key);
     if (held && !held.lost) return held;
-    if (held) this.worlds.delete(key); // lost (it failed or died): the next run gets a new one
+    if (held) {
+      this.worlds.delete(key); // lost (it failed or died): the next run gets a new one
+      void held.dispose().catch(() => undefined); // its private home too
+    }
     try {
       if (!this.farSide) accessSync(this.bwrapPath, constants.X_OK); // a runner removed since the probe
     } catch {
@@ -171,22 +177,48 @@ export class BubblewrapSandbox implements Sandbox {
       );
     }
     const files = this.farSide ? null : this.fenceFiles();
-    const world = new SandboxWorld(key, policy, host, {
-      bwrapPath: this.farSide?.bwrapPath ?? this.bwrapPath,
-      // The far side's paths cannot be looked at from here: they are bound as given (a missing
-      // one makes the world fail to start, told as a runner failure, never a silent gap).
-      ...(this.farSide ? { exists: () => true, local: false } : {}),
-      outputDirs: this.outputDirs,
-      node: this.farSide?.node ?? files?.node ?? process.execPath,
-      entry: this.farSide?.entry ?? SERVER_ENTRY,
-      seccompFile: files?.seccomp ?? null,
-      ...(files?.seccomp ? { machineryPids: WORLD_MACHINERY_PID_MAX } : {}),
-      ...((files ? pastaHere() : null) ?? { pasta: null }),
-      ...(files ? { unreadable: files.unreadable } : {}),
-    });
+    const privateHome = files ? this.privateHomeFor(policy, files.dir) : null;
+    const world = this.make(
+      privateHome,
+      () =>
+        new SandboxWorld(key, policy, host, {
+          privateHome,
+          bwrapPath: this.farSide?.bwrapPath ?? this.bwrapPath,
+          // The far side's paths cannot be looked at from here: they are bound as given (a missing
+          // one makes the world fail to start, told as a runner failure, never a silent gap).
+          ...(this.farSide ? { exists: () => true, local: false } : {}),
+          outputDirs: this.outputDirs,
+          node: this.farSide?.node ?? files?.node ?? process.execPath,
+          entry: this.farSide?.entry ?? SERVER_ENTRY,
+          seccompFile: files?.seccomp ?? null,
+          ...(files?.seccomp ? { machineryPids: WORLD_MACHINERY_PID_MAX } : {}),
+          ...((files ? pastaHere() : null) ?? { pasta: null }),
+          ...(files ? { unreadable: files.unreadable } : {}),
+        }),
+    );
     this.worlds.set(key, world);
     this.retireIdle(policy.scope ?? '', key);
     return world;
+  }
+
+  /** `create()`, with `home` removed when it throws. */
+  private make(home: PrivateHome | null, create: () => SandboxWorld): SandboxWorld {
+    try {
+      return create();
+    } catch (error) {
+      removePrivateHome(home);
+      throw error;
+    }
+  }
+
+  /** A private home for a world of `policy` on this machine (restricted modes), or null. */
+  private privateHomeFor(policy: ResolvedSandbox, fenceDir: string): PrivateHome | null {
+    if (policy.mode === 'danger-full-access' || policy.privateHome === false) return null;
+    const hidden = [...(policy.denyRead ?? []), ...this.outputDirs.map((d) => dirname(d))];
+    const home = process.env.HOME || homedir();
+    return makePrivateHome(home, join(dirname(fenceDir), 'homes'), policy.writableRoots, (p) =>
+      hidden.some((h) => isInside(p, h)),
+    );
   }
 
   /**

@@ -4,6 +4,7 @@
  *   knobs read-only or masked (kernel-masks.ts);
  * - a fresh `/tmp` of bounded size, an empty `/run` (and `/var/run` where it is a directory of
  *   its own), with the network on or off: the host's daemons' sockets live there;
+ * - in the restricted modes, a private home over `$HOME` (private-home.ts) for programs' state;
  * - the paths a world must not read (`denyRead`: credential stores, `~/.dsh`, session logs, the
  *   composition's output root with other compositions' directories) hidden: an unreadable
  *   directory or file over each;
@@ -42,6 +43,8 @@ export interface FenceInput {
   local?: boolean;
   /** Output directories bound read-only (the server writes them through descriptors). @default false */
   outputReadOnly?: boolean;
+  /** The binds of the world's private home (private-home.ts), before every mask. @default none */
+  homeArgs?: readonly string[];
 }
 
 /** The bwrap options for `policy` (everything before `--`), and whether every part could be enforced. */
@@ -54,6 +57,8 @@ export function fenceArgs(
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...kernelMaskArgs(unreadable)];
   args.push('--size', String(policy.tmpBytes ?? WORLD_TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', '/run');
   if ((input.local ?? true) && isRealDir('/var/run')) args.push('--tmpfs', '/var/run'); // not Debian's link to /run
+  // The private home: the masks below cover what it must not show, the writable roots what it holds.
+  args.push(...(input.homeArgs ?? []));
   const { denied, emptied } = hiddenPaths(policy, input.outputDirs);
   for (const path of denied) {
     args.push(...ifExists(`${path}/.`, ['--perms', '000', '--tmpfs', path]));

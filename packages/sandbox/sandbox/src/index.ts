@@ -13,6 +13,14 @@ export { WORLD_MEMORY_SHARE, WORLD_PIDS_MAX, WorldLimitGroups } from './limits.j
 export { SANDBOX_PLUGIN, sandboxPlugin } from './plugin.js';
 export type { SandboxPolicyOptions } from './policy.js';
 export { DEFAULT_DENY_READ, defaultWorldLimits, expandHome, isWider, SandboxPolicyService } from './policy.js';
+export type { PrivateHome } from './private-home.js';
+export {
+  makePrivateHome,
+  PRIVATE_HOME_COPY_MAX_BYTES,
+  PRIVATE_HOME_MAX_ENTRIES,
+  removePrivateHome,
+  STATE_PARENTS,
+} from './private-home.js';
 export { PROTECTED_NAMES, protectedPaths } from './protect.js';
 export type { BpfLine, SockFilter, WorldSeccompOptions, X64Syscall } from './seccomp/index.js';
 export {

@@ -73,6 +73,11 @@ export interface SandboxPolicyOptions {
   limits?: { pids?: number | null; memoryBytes?: number | null };
   /** Size of a world's `/tmp` in bytes. @default WORLD_TMP_BYTES (2 GiB, and within the memory limit) */
   tmpBytes?: number;
+  /**
+   * Programs' state (viminfo, histories, `~/.local/share`, `~/.config`) goes to a private home of
+   * each world, seeded from the real one; false leaves `$HOME` read-only. @default true
+   */
+  privateHome?: boolean;
 }
 
 function positiveInt(value: unknown, field: string): number {
@@ -106,6 +111,8 @@ export class SandboxPolicyService {
   /** The limits of every world. */
   readonly limits: WorldLimits;
   readonly tmpBytes: number;
+  /** Whether worlds get a private home. */
+  readonly privateHome: boolean;
   private readonly overrides = new Map<Owner, SandboxMode>();
   private readonly fences = new Map<Owner, number>();
   private readonly scopes = new WeakMap<Owner, string>();
@@ -155,6 +162,12 @@ export class SandboxPolicyService {
     if (memoryBytes !== undefined) limits.memoryBytes = memoryBytes;
     this.limits = limits;
     this.tmpBytes = options.tmpBytes === undefined ? WORLD_TMP_BYTES : positiveInt(options.tmpBytes, 'tmpBytes');
+    if (options.privateHome !== undefined && typeof options.privateHome !== 'boolean') {
+      throw new DshError('INVALID_ARGUMENT', 'sandbox privateHome must be a boolean.', {
+        data: { field: 'privateHome' },
+      });
+    }
+    this.privateHome = options.privateHome ?? true;
   }
 
   /** The mode in force for `owner` (its override, else the composition's). */
@@ -173,6 +186,7 @@ export class SandboxPolicyService {
       unprotected: this.allowWrite,
       limits: this.limits,
       tmpBytes: this.tmpBytes,
+      privateHome: this.privateHome,
       scope: owner ? this.scopeOf(owner) : 'shared',
     };
   }

@@ -28,6 +28,11 @@ export interface ResolvedSandbox {
   /** Size of the world's `/tmp` in bytes. @default WORLD_TMP_BYTES */
   tmpBytes?: number;
   /**
+   * A private home seeded from the real one (private-home.ts) where programs keep their state;
+   * the real `$HOME` is never written. Restricted modes of a world on this machine only. @default true
+   */
+  privateHome?: boolean;
+  /**
    * Whose world the run belongs to (an opaque key per agent, minted by ctx.sandboxPolicy): runs of
    * one scope and policy share one world; other scopes never see it. @default one shared world
    */

@@ -16,6 +16,7 @@ import type { SubprocessRuntime } from '@dsh/subprocess';
 import { connectChannel, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
 import { WorldLimitGroups } from './limits.js';
+import { type PrivateHome, removePrivateHome } from './private-home.js';
 import type { ResolvedSandbox } from './types.js';
 import { NET_SLOT, OPEN_DIR, OUTPUT_FDS, PASTA_WRAP, SECCOMP_SLOT, SHIM } from './world-shim.js';
 
@@ -49,6 +50,8 @@ export interface WorldStart {
   pastaMode?: 'attach' | 'wrap';
   /** Pids 1 to this one are kept for the machinery (the seccomp program protects them). @default none */
   machineryPids?: number;
+  /** The world's private home (removed with the world). @default none */
+  privateHome?: PrivateHome | null;
 }
 
 /** This process's user and group, kept inside a world pasta wraps (where pasta's namespace makes it 0). */
@@ -71,6 +74,7 @@ export function worldArgv(
     ...(start.exists ? { exists: start.exists } : {}),
     ...(start.unreadable ? { unreadable: start.unreadable } : {}),
     local: start.local ?? true,
+    ...(start.privateHome ? { homeArgs: start.privateHome.args } : {}),
   });
   const limits = policy.limits ?? {};
   const pasta = policy.network && start.pasta ? start.pasta : null;
@@ -118,6 +122,8 @@ export class SandboxWorld {
   readonly startedAt = Date.now();
   setUpMs: number | null = null;
   private readonly limitGroups: WorldLimitGroups | null;
+  /** Where programs of this world keep their state (private-home.ts), or null. */
+  readonly privateHome: PrivateHome | null;
   /** With the network on: whether it is a namespace of the world's own (wired through pasta). */
   readonly ownNetwork: boolean;
 
@@ -128,6 +134,7 @@ export class SandboxWorld {
     start: WorldStart,
   ) {
     this.ownNetwork = policy.network && Boolean(start.pasta);
+    this.privateHome = start.privateHome ?? null;
     this.limitGroups = (start.local ?? true) && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
     const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? []);
     this.enforcement = enforcement;
@@ -158,5 +165,6 @@ export class SandboxWorld {
   async dispose(): Promise<void> {
     await this.runtime.dispose();
     this.limitGroups?.dispose();
+    removePrivateHome(this.privateHome);
   }
 }

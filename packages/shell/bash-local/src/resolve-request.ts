@@ -86,6 +86,10 @@ function sandboxOf(value: unknown): ResolvedSandbox {
     };
   }
   if (tmpBytes !== undefined) optional.tmpBytes = tmpBytes;
+  if (value.privateHome !== undefined) {
+    if (typeof value.privateHome !== 'boolean') invalid('sandbox.privateHome', 'must be a boolean');
+    optional.privateHome = value.privateHome;
+  }
   return {
     mode: value.mode as ResolvedSandbox['mode'],
     writableRoots: [...roots],
