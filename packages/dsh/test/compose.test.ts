@@ -121,6 +121,7 @@ describe('presets with terminals', () => {
       'terminal_open',
       'terminal_send',
       'terminal_read',
+      'terminal_resize',
       'terminal_cancel',
       'terminal_list',
       'terminal_close',

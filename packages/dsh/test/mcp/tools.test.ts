@@ -24,6 +24,7 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
       'terminal_open',
       'terminal_send',
       'terminal_read',
+      'terminal_resize',
       'terminal_cancel',
       'terminal_list',
       'terminal_close',

@@ -169,6 +169,13 @@ export class BashSession implements TerminalSession {
     return this.view.snapshot();
   }
 
+  resize(cols: number, rows: number): void {
+    if (this.exited) return;
+    this.handle.resize(cols, rows); // the program redraws on SIGWINCH
+    this.view.resize(cols, rows);
+    this.watchers.redraw();
+  }
+
   scrollback(page: { offset?: number; limit: number }): ScrollbackPage {
     return this.view.page(page.offset, page.limit);
   }

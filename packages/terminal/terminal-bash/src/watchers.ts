@@ -35,11 +35,28 @@ export class Watchers {
 
   /** A new watcher: the screen as it stands, then every later write. @throws DshError `TERMINAL_NOT_FOUND` once closed. */
   async add(listener: (event: TerminalWatchEvent) => void): Promise<TerminalWatch> {
-    const serialize = await loadSerialize();
     if (this.closed) throw gone();
-    const watcher: Watcher = { listener, early: [] };
-    this.all.add(watcher);
+    const watcher: Watcher = { listener, early: null };
+    if (!(await this.snap(watcher))) throw gone();
+    const { cols, rows } = this.view.snapshot();
+    return { cols, rows, close: () => this.all.delete(watcher) };
+  }
+
+  /** The screen changed size: every watcher is told a fresh snapshot at the new size. */
+  redraw(): void {
+    for (const watcher of this.all) {
+      if (watcher.early) continue; // its snapshot is being taken: it has the new size already
+      void this.snap(watcher);
+    }
+  }
+
+  /** Tells `watcher` a snapshot, then the output held meanwhile; false once closed. */
+  private async snap(watcher: Watcher): Promise<boolean> {
+    const serialize = await loadSerialize();
+    if (this.closed) return false;
     // Output fed from here on is held until the snapshot of everything fed before is taken.
+    watcher.early = [];
+    this.all.add(watcher);
     const snapshot = await new Promise<string | null>((resolve) => {
       this.waiting.add(resolve);
       void this.view.serializeParsed(serialize).then((text) => {
@@ -47,11 +64,11 @@ export class Watchers {
         resolve(text);
       });
     });
-    if (snapshot === null) throw gone();
+    if (snapshot === null) return false;
     const { cols, rows } = this.view.snapshot();
     tell(watcher, { kind: 'snapshot', data: snapshot + (watcher.early ?? []).join(''), cols, rows });
     watcher.early = null;
-    return { cols, rows, close: () => this.all.delete(watcher) };
+    return true;
   }
 
   /** Output the session just fed to its emulator. */

@@ -34,7 +34,7 @@ describe('real programs behind the emulator', () => {
       screen: true,
     });
     const saved = await sh.send(':wq');
-    expect(saved).toMatchObject({ reason: 'stdin_read', screen: false, commandExitCode: 0 });
+    expect(saved).toMatchObject({ reason: 'stdin_read', screen: false, commandExitCode: null, programExitCode: 0 });
     const next = await sh.send('echo ok1; (exit 3)');
     expect(next).toMatchObject({ reason: 'stdin_read', output: 'ok1\n', commandExitCode: 3 });
     expect(readFileSync(join(r.cwd, 'notes.txt'), 'utf8')).toBe('hello first line\nsecond line\n');

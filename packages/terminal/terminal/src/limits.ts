@@ -9,6 +9,9 @@ export const MAX_SEND_TIMEOUT_MS = 600_000;
 /** Default terminal size: wide enough that most tools do not wrap. */
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
+/** Largest terminal size: the emulator keeps a cell per column and row (scrollback included), so a typo must not cost gigabytes. */
+export const MAX_COLS = 1_000;
+export const MAX_ROWS = 1_000;
 /** A person's typing holds the terminal this long after the last key: a model's send meanwhile is TERMINAL_BUSY, so the two never interleave. */
 export const TYPING_HOLD_MS = 1_000;
 /** Keystrokes in one `type` call, at most (a paste is one call). */

@@ -19,7 +19,7 @@ import type {
   TerminalWatchEvent,
 } from './types.js';
 import { type TerminalTypeListener, TypingTurn } from './typing.js';
-import { checkOpen, checkPage, checkSend, checkWait } from './validate.js';
+import { checkOpen, checkPage, checkSend, checkSize, checkWait } from './validate.js';
 
 /** How long a cancel waits for the terminal to be ready again, unless told otherwise. */
 export const DEFAULT_CANCEL_WAIT_MS = 5_000;
@@ -232,6 +232,36 @@ export class TerminalService {
     } finally {
       if (entry.sending === cancelling) entry.sending = null;
     }
+  }
+
+  /**
+   * Resizes the terminal (the PTY and its screen together); a send in flight goes on.
+   * @throws DshError `TERMINAL_NOT_FOUND`, `INVALID_ARGUMENT` (a size outside [1, MAX_COLS] × [1, MAX_ROWS]),
+   *   `TERMINAL_RESIZE_UNSUPPORTED` (the backend cannot), `TERMINAL_EXITED` (its shell is gone).
+   */
+  resize(owner: Owner, id: TerminalId | string, size: { cols: number; rows: number }): ScreenView {
+    const entry = this.find(owner, id);
+    const checked = checkSize(size);
+    if (!entry.session.resize) {
+      throw new DshError(
+        'TERMINAL_RESIZE_UNSUPPORTED',
+        `Terminal ${entry.id} (type ${entry.type}) cannot be resized.`,
+        {
+          data: { terminalId: entry.id },
+        },
+      );
+    }
+    if (entry.session.state() === 'exited') {
+      throw new DshError(
+        'TERMINAL_EXITED',
+        `The shell of terminal ${entry.id} has exited; terminal_close it and open a new one.`,
+        {
+          data: { terminalId: entry.id },
+        },
+      );
+    }
+    entry.session.resize(checked.cols, checked.rows);
+    return entry.session.screen();
   }
 
   /** What the terminal's screen shows now. @throws DshError `TERMINAL_NOT_FOUND`. */

@@ -171,6 +171,11 @@ export interface TerminalSession {
    * which drops keys not yet written). The service calls it only while no send is in flight. Optional.
    */
   type?(data: string): Promise<void>;
+  /**
+   * Resizes the terminal: the PTY (programs get SIGWINCH) and the emulator together, so the
+   * screen is the real one; watchers get a fresh snapshot at the new size. Optional.
+   */
+  resize?(cols: number, rows: number): void;
   /** What runs in the foreground, null at the prompt or when unknown. */
   foreground(): string | null;
   /** The shell's exit code once the session exited, else null. */

@@ -4,7 +4,7 @@
 import { isAbsolute } from 'node:path';
 import { DshError } from '@dsh/core';
 import { checkKeys } from './keys.js';
-import { DEFAULT_COLS, DEFAULT_ROWS, MAX_SCROLLBACK_PAGE, MAX_SEND_TIMEOUT_MS } from './limits.js';
+import { DEFAULT_COLS, DEFAULT_ROWS, MAX_COLS, MAX_ROWS, MAX_SCROLLBACK_PAGE, MAX_SEND_TIMEOUT_MS } from './limits.js';
 import type { SendInput } from './types.js';
 
 /** Owner-local names: short, printable, no spaces. */
@@ -14,12 +14,22 @@ function invalid(field: string, problem: string): never {
   throw new DshError('INVALID_ARGUMENT', `terminal ${field} ${problem}.`, { data: { field } });
 }
 
-function size(value: unknown, field: string, fallback: number): number {
+function size(value: unknown, field: 'cols' | 'rows', fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 10_000) {
-    invalid(field, 'must be an integer in [1, 10000]');
+  const max = field === 'cols' ? MAX_COLS : MAX_ROWS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    invalid(field, `must be an integer in [1, ${max}]`);
   }
   return value;
+}
+
+/** A checked terminal size. */
+export function checkSize(value: unknown): { cols: number; rows: number } {
+  if (typeof value !== 'object' || value === null) invalid('size', 'must be { cols, rows }');
+  const { cols, rows } = value as Record<string, unknown>;
+  if (cols === undefined) invalid('cols', 'is required');
+  if (rows === undefined) invalid('rows', 'is required');
+  return { cols: size(cols, 'cols', DEFAULT_COLS), rows: size(rows, 'rows', DEFAULT_ROWS) };
 }
 
 /** Checked open options. */

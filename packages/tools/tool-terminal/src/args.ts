@@ -13,6 +13,16 @@ export const openArgs = z
       .optional()
       .describe('A short name of your own for this terminal (letters, digits, . _ -).'),
     workdir: z.string().min(1).optional().describe('Starting directory; relative paths start at the workspace.'),
+    cols: z.number().int().min(1).max(1000).optional().describe('Columns (default 120).'),
+    rows: z.number().int().min(1).max(1000).optional().describe('Rows (default 40).'),
+  })
+  .strict();
+
+export const resizeArgs = z
+  .object({
+    terminal_id: terminalId,
+    cols: z.number().int().min(1).max(1000).describe('Columns.'),
+    rows: z.number().int().min(1).max(1000).describe('Rows.'),
   })
   .strict();
 
@@ -129,6 +139,12 @@ export const listOutput = z.object({
       }),
     )
     .optional(),
+});
+/** `data` of terminal_resize. */
+export const resizeOutput = z.object({
+  ...idFact,
+  cols: z.number().int().optional(),
+  rows: z.number().int().optional(),
 });
 /** `data` of terminal_close. */
 export const closeOutput = z.object({ ...idFact, closed: z.boolean().optional() });

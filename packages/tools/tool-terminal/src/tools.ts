@@ -24,6 +24,8 @@ import {
   openOutput,
   readArgs,
   readOutput,
+  resizeArgs,
+  resizeOutput,
   sendArgs,
   sendOutput,
 } from './args.js';
@@ -50,7 +52,14 @@ interface SendArgs {
 
 /** Errors the model can act on become isError results; anything else is an infrastructure failure. */
 function modelError(error: unknown): ToolResult {
-  const codes = ['TERMINAL_NOT_FOUND', 'TERMINAL_BUSY', 'TERMINAL_NAME_TAKEN', 'TERMINAL_LIMIT', 'INVALID_ARGUMENT'];
+  const codes = [
+    'TERMINAL_NOT_FOUND',
+    'TERMINAL_BUSY',
+    'TERMINAL_NAME_TAKEN',
+    'TERMINAL_LIMIT',
+    'INVALID_ARGUMENT',
+    'TERMINAL_EXITED',
+  ];
   for (const code of codes) if (isDshError(error, code)) return toolError(error.message, code);
   if (isDshError(error))
     return toolError(`The terminal could not be used (${error.code}): ${error.message}`, error.code);
@@ -83,10 +92,16 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
       'terminal_open',
       'Open a persistent interactive bash terminal of your own (state, cwd and programs persist between sends). Returns its terminal_id.',
       { args: openArgs, output: openOutput },
-      async (args: { name?: string; workdir?: string }, terminals, { owner, ctx }) => {
+      async (args: { name?: string; workdir?: string; cols?: number; rows?: number }, terminals, { owner, ctx }) => {
         const where = resolveWorkdir(options.workspace, args.workdir, sharesFiles(ctx));
         if ('error' in where) return toolError(where.error, 'WORKDIR_NOT_FOUND');
-        const opened = await terminals.open(owner, { type: SHELL, name: args.name, cwd: where.dir });
+        const opened = await terminals.open(owner, {
+          type: SHELL,
+          name: args.name,
+          cwd: where.dir,
+          ...(args.cols === undefined ? {} : { cols: args.cols }),
+          ...(args.rows === undefined ? {} : { rows: args.rows }),
+        });
         const intro = opened.opening.trim() ? `\n${opened.opening.trim()}` : '';
         return {
           text: `Opened terminal ${opened.id}${opened.name ? ` (${opened.name})` : ''} in ${where.dir}. Type into it with terminal_send.${intro}`,
@@ -173,6 +188,19 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
             next_offset: page.nextOffset,
             start_offset: page.startOffset,
           },
+        };
+      },
+    ),
+    tool(
+      'terminal_resize',
+      'Resize one of your terminals (columns and rows): the program in it is told and redraws; the screen is the new size.',
+      { args: resizeArgs, output: resizeOutput },
+      async (args: { terminal_id: string; cols: number; rows: number }, terminals, { owner }) => {
+        const view = terminals.resize(owner, args.terminal_id, { cols: args.cols, rows: args.rows });
+        return {
+          text: `Resized ${args.terminal_id} to ${view.cols}×${view.rows}; the program in it was told (SIGWINCH) and redraws: terminal_read with screen: true shows it.`,
+          isError: false,
+          data: { terminal_id: args.terminal_id, cols: view.cols, rows: view.rows },
         };
       },
     ),

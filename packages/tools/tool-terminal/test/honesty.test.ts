@@ -31,7 +31,9 @@ async function rig() {
   const id = (await c.tools.call(agent, 'terminal_open', {})).data?.terminal_id as string;
   const send = (args: Record<string, unknown>, options = {}): Promise<ToolResult> =>
     c.tools.call(agent, 'terminal_send', { terminal_id: id, ...args }, options);
-  return { send, workspace };
+  const call = (tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
+    c.tools.call(agent, tool, { terminal_id: id, ...args });
+  return { send, call, workspace };
 }
 
 describe('terminal_send tells where input went', () => {
@@ -73,5 +75,17 @@ describe('terminal_send tells where input went', () => {
     expect(waited.data).toMatchObject({ reason: 'stdin_read', exit_code: 0 });
     const both = await r.send({ input: 'ls', wait_ms: 100 });
     expect(both).toMatchObject({ isError: true, data: { error: { code: 'INVALID_ARGUMENT' } } });
+  });
+
+  it('terminal_resize tells the PTY and the screen together: stty size, tput and the screen label agree', async () => {
+    const r = await rig();
+    const resized = await r.call('terminal_resize', { cols: 100, rows: 30 });
+    expect(resized).toMatchObject({ isError: false, data: { cols: 100, rows: 30 } });
+    const size = await r.send({ input: 'stty size; tput cols' });
+    expect(size.text).toContain('30 100\n100');
+    const screen = await r.call('terminal_read', { screen: true });
+    expect(screen.text).toMatch(/^\[screen 100×30, the shell\]/);
+    const bad = await r.call('terminal_resize', { cols: 0, rows: 30 });
+    expect(bad.isError).toBe(true);
   });
 });

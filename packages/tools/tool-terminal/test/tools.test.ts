@@ -34,6 +34,7 @@ describe('terminal tools', () => {
       'terminal_open',
       'terminal_send',
       'terminal_read',
+      'terminal_resize',
       'terminal_cancel',
       'terminal_list',
       'terminal_close',
@@ -125,7 +126,7 @@ describe('terminal tools', () => {
     await r.call('terminal_send', { terminal_id: id, input: 'dd', submit: false });
     await r.call('terminal_send', { terminal_id: id, keys: ['Escape'] });
     const quit = await r.call('terminal_send', { terminal_id: id, input: ':wq' });
-    expect(quit.data).toMatchObject({ screen: false, exit_code: 0 });
+    expect(quit.data).toMatchObject({ screen: false, exit_code: null, program_exit_code: 0 });
     expect(readFileSync(join(r.workspace, 'f.txt'), 'utf8')).toBe('beta\n');
     expect((await r.call('terminal_list', {})).text).toBe(`${id}  at the prompt`);
   });
