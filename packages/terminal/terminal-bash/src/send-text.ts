@@ -17,11 +17,22 @@ function dropPartialLine(text: string, lost: number): { text: string; lost: numb
   return partial > 0 && partial < text.length ? { text: text.slice(partial), lost: lost + partial } : { text, lost };
 }
 
-/** A send's output from `from` to `end`; `accepted`: `from` is where the shell accepted the line. */
-export function sendText(view: Screen, from: Mark, end: Mark, accepted: boolean): { text: string; lost: number } {
-  const got = view.text(from, Math.max(view.offset(from), view.offset(end)));
-  const text = accepted && got.text.startsWith('\n') ? got.text.slice(1) : got.text; // the line end after the accepted input
-  return dropPartialLine(text, got.lost);
+/**
+ * A send's output from `from` to `end`; `accepted`: `from` is where the shell accepted the line.
+ * `lost` counts the output's characters before `text` (exact), `gone` those of them no longer
+ * kept anywhere, `offset` is where `text` begins in the scrollback.
+ */
+export function sendText(
+  view: Screen,
+  from: Mark,
+  end: Mark,
+  accepted: boolean,
+): { text: string; lost: number; gone: number; offset: number } {
+  const start = view.offset(from);
+  const got = view.text(from, Math.max(start, view.offset(end)));
+  const echoEnd = accepted && got.lost === 0 && got.text.startsWith('\n') ? 1 : 0; // the line end after the accepted input
+  const cut = dropPartialLine(got.text.slice(echoEnd), got.lost);
+  return { text: cut.text, lost: cut.lost, gone: got.lost, offset: start + got.lost + echoEnd + cut.lost - got.lost };
 }
 
 /** What was printed between `from` (the last send's end) and `upTo`, without the prompts around it. */
@@ -50,6 +61,8 @@ export type ResultExtras = Partial<
     | 'inputTo'
     | 'programExitCode'
     | 'knownPrompt'
+    | 'omittedGone'
+    | 'outputOffset'
   >
 >;
 
@@ -69,6 +82,8 @@ export function sendResult(
     inputTo: null,
     programExitCode: null,
     knownPrompt: null,
+    omittedGone: 0,
+    outputOffset: null,
     ...extra,
     ...core,
   };

@@ -373,6 +373,8 @@ export class BashSession implements TerminalSession {
         ...got.earlier,
         screen: got.screen,
         omitted: got.lost,
+        omittedGone: got.gone,
+        outputOffset: got.offset,
         atPrompt: m !== null,
         commandLine: commandLine(a, m !== null),
       }),

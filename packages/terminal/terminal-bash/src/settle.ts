@@ -18,8 +18,12 @@ export interface SettledTexts {
   /** The output, or the full screen (`screen`) of a program on the alternate screen. */
   text: string;
   screen: boolean;
-  /** Characters of the output the transcript no longer holds. */
+  /** Characters of the output before `text` (exact). */
   lost: number;
+  /** Of `lost`, those the transcript no longer holds. */
+  gone: number;
+  /** Where `text` begins in the scrollback (null for a screen). */
+  offset: number | null;
 }
 
 /**
@@ -46,9 +50,9 @@ export function settledTexts(
   for (const mark of [a.start, a.acceptedAt, a.readyAt]) if (mark && mark !== from) view.forget(mark);
   if (view.alternate && showScreen) {
     view.forget(from);
-    return { end, earlier, text: view.snapshot().text, screen: true, lost: 0 };
+    return { end, earlier, text: view.snapshot().text, screen: true, lost: 0, gone: 0, offset: null };
   }
-  const { text, lost } = sendText(view, from, end, a.acceptedAt !== null);
+  const { text, lost, gone, offset } = sendText(view, from, end, a.acceptedAt !== null);
   view.forget(from);
-  return { end, earlier, text, screen: false, lost };
+  return { end, earlier, text, screen: false, lost, gone, offset };
 }

@@ -26,6 +26,8 @@ describe('persistent bash sessions (real PTYs)', () => {
       inputTo: null,
       programExitCode: null,
       knownPrompt: null,
+      omittedGone: 0,
+      outputOffset: expect.any(Number),
     });
     expect(await sh.send('false')).toMatchObject({ reason: 'stdin_read', commandExitCode: 1, output: '' });
   });

@@ -41,8 +41,12 @@ export interface SendResult {
   output: string;
   /** `output` is a snapshot of the screen (a full-screen program runs). */
   screen: boolean;
-  /** Characters of this send's output no longer kept (exact). */
+  /** Characters of this send's output before `output` (exact): the start of a long output. */
   omitted: number;
+  /** Of `omitted`, the characters no longer kept anywhere (past the scrollback); the rest are read with a scrollback page. */
+  omittedGone: number;
+  /** Where `output` begins in the scrollback (a page at `outputOffset - (omitted - omittedGone)` reads what is left out), null for a screen. */
+  outputOffset: number | null;
   /** Output printed while no send was waiting (job notices, a background job's prints), since the last send. */
   earlier: string;
   /** Characters printed while no send waited that the transcript no longer holds (exact). */

@@ -31,6 +31,8 @@ function result(r: Partial<SendResult>): SendResult {
     inputTo: null,
     programExitCode: null,
     knownPrompt: null,
+    omittedGone: 0,
+    outputOffset: null,
     ...r,
   };
 }

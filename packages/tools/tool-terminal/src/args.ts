@@ -103,6 +103,7 @@ export const sendOutput = z.object({
   cancelled: z.boolean().optional(),
   screen: z.boolean().optional(),
   omitted: z.number().int().optional(),
+  omitted_gone: z.number().int().optional(),
   input_to: z.string().nullable().optional(),
   program_exit_code: z.number().int().nullable().optional(),
   timeout_cut_to_ms: z.number().int().optional(),

@@ -48,20 +48,58 @@ export function statusLine(id: string, r: SendResult, timeoutMs: number): string
   }
 }
 
-/** `text`'s tail within `max` characters, with an exact note of what is not shown (never cut itself). */
-function tail(text: string, max: number, alreadyOmitted: number, what: string): string {
-  const cut = Math.max(0, text.length - max);
-  const omitted = alreadyOmitted + cut;
-  const shown = cut > 0 ? text.slice(cut) : text;
-  return omitted > 0
-    ? `[${omitted} earlier characters of ${what} not shown; terminal_read pages the scrollback]\n${shown}`
-    : shown;
+/** Where `text` is cut to keep its tail within `max` characters: on a line boundary (0: no cut). */
+export function tailCut(text: string, max: number): number {
+  if (text.length <= max) return 0;
+  const at = text.length - max;
+  const nextLine = text.indexOf('\n', at - 1);
+  // A cut mid-line would show a fragment that reads like a value of its own: start at the next line.
+  return nextLine >= 0 && nextLine + 1 < text.length ? nextLine + 1 : at;
+}
+
+/**
+ * What is not shown of a text, told exactly: `notShown` characters before what is shown, of which
+ * the first `gone` are no longer kept anywhere; the rest start at scrollback offset `from` (when known).
+ */
+function notShownNote(what: string, notShown: number, gone: number, from: number | null): string {
+  const kept = notShown - gone;
+  const parts = [`${notShown} earlier characters of ${what} not shown`];
+  if (kept > 0 && from !== null) parts.push(`terminal_read offset ${from} reads the ${kept} still kept`);
+  if (gone > 0) {
+    parts.push(
+      `${kept > 0 ? 'the first ' : ''}${gone} are no longer kept (past the scrollback) and no complete copy exists: for long output use the bash tool (it keeps a full copy) or redirect it to a file`,
+    );
+  }
+  return `[${parts.join('; ')}]`;
+}
+
+/** The output of a send as shown (the screen, or its tail within the cap), and the exact count left out. */
+export function shownOutput(r: Pick<SendResult, 'output' | 'omitted' | 'omittedGone' | 'outputOffset' | 'screen'>): {
+  text: string;
+  notShown: number;
+} {
+  if (r.screen) return { text: `[screen]\n${r.output}`, notShown: 0 };
+  const cut = tailCut(r.output, SEND_OUTPUT_MAX_CHARS);
+  const notShown = r.omitted + cut;
+  const shown = r.output.slice(cut);
+  if (notShown === 0) return { text: shown, notShown };
+  const from = r.outputOffset === null ? null : r.outputOffset - (r.omitted - r.omittedGone);
+  return { text: `${notShownNote('this output', notShown, r.omittedGone, from)}\n${shown}`, notShown };
 }
 
 /** The output of a send (or the screen), its tail kept within the cap. */
-export function capOutput(r: Pick<SendResult, 'output' | 'omitted' | 'screen'>): string {
-  if (r.screen) return `[screen]\n${r.output}`;
-  return tail(r.output, SEND_OUTPUT_MAX_CHARS, r.omitted, 'this output');
+export function capOutput(
+  r: Pick<SendResult, 'output' | 'omitted' | 'omittedGone' | 'outputOffset' | 'screen'>,
+): string {
+  return shownOutput(r).text;
+}
+
+/** Between-send output's tail within the cap; what it left out is told (its start is gone from the transcript, or cut here). */
+function earlierTail(text: string, gone: number): string {
+  const cut = tailCut(text, EARLIER_MAX_CHARS);
+  const notShown = gone + cut;
+  const shown = text.slice(cut);
+  return notShown > 0 ? `${notShownNote('it', notShown, gone, null)}\n${shown}` : shown;
 }
 
 /** The whole text of a send's result. */
@@ -70,7 +108,7 @@ export function renderSend(id: string, r: SendResult, timeoutMs: number): string
   const printed = r.earlier !== '' || r.earlierOmitted > 0;
   if (printed || r.previousExitCode !== null) {
     const lines = ['[printed since your last send:]'];
-    if (printed) lines.push(tail(r.earlier, EARLIER_MAX_CHARS, r.earlierOmitted, 'it'));
+    if (printed) lines.push(earlierTail(r.earlier, r.earlierOmitted));
     if (r.previousExitCode !== null) {
       lines.push(`[the command your earlier send left running has finished; exit code: ${r.previousExitCode}]`);
     }

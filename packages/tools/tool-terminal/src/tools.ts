@@ -29,7 +29,7 @@ import {
   sendArgs,
   sendOutput,
 } from './args.js';
-import { renderScreen, renderSend } from './format.js';
+import { renderScreen, renderSend, shownOutput } from './format.js';
 import { sendWatched } from './send-watched.js';
 
 /** Default wait of terminal_send. */
@@ -148,7 +148,9 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
             exit_code: r.commandExitCode,
             cancelled: r.cancelled,
             screen: r.screen,
-            omitted: r.omitted,
+            // Exactly what the text leaves out (the tool's own cut included), and of it what is gone.
+            omitted: shownOutput(r).notShown,
+            omitted_gone: r.omittedGone,
             input_to: r.inputTo,
             program_exit_code: r.programExitCode,
             ...(timeoutMs < asked ? { timeout_cut_to_ms: timeoutMs } : {}),

@@ -157,14 +157,33 @@ describe('terminal tools', () => {
     let total = 0;
     for (let i = 1; i <= 200_000; i++) total += String(i).length + 1;
     const sent = await r.call('terminal_send', { terminal_id: id, input: 'seq 1 200000', timeout_ms: 60_000 });
-    const head = /^\[(\d+) earlier characters of this output not shown; terminal_read pages the scrollback\]\n/.exec(
-      sent.text,
-    );
+    const head =
+      /^\[(\d+) earlier characters of this output not shown; terminal_read offset (\d+) reads the (\d+) still kept; the first (\d+) are no longer kept \(past the scrollback\) and no complete copy exists: [^\]]*\]\n/.exec(
+        sent.text,
+      );
     expect(head).not.toBeNull();
+    const [notShown, from, kept, gone] = (head as RegExpExecArray).slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+    ];
     const status = '\n[ready at the prompt; exit code: 0]';
     expect(sent.text.endsWith(`200000${status}`)).toBe(true);
-    const shown = sent.text.slice(head?.[0].length, -status.length).length + 1; // the final line end
-    expect(Number(head?.[1]) + shown).toBe(total);
+    const body = sent.text.slice(head?.[0].length, -status.length);
+    expect(notShown + body.length + 1).toBe(total); // the final line end
+    expect(kept + gone).toBe(notShown);
+    expect(sent.data).toMatchObject({ omitted: notShown, omitted_gone: gone });
+    // The cut falls on a line: the first line shown is a whole number, the one after the last left out.
+    const firstShown = Number(body.split('\n')[0]);
+    let before = 0;
+    for (let i = 1; i < firstShown; i++) before += String(i).length + 1;
+    expect(before).toBe(notShown);
+    // The offset promised is still kept, and reads on exactly where the gone part ends.
+    const page = await r.call('terminal_read', { terminal_id: id, offset: from, limit: 30 });
+    expect(page.text).not.toMatch(/no longer kept/);
+    const full = Array.from({ length: 200_000 }, (_, k) => `${k + 1}\n`).join('');
+    expect(page.text.startsWith(full.slice(gone, gone + 20))).toBe(true);
   });
 
   it('teardown closes every terminal and leaves no process', async () => {
