@@ -32,6 +32,10 @@ export interface ScreenHooks {
 /** A snapshot of the screen. */
 export interface ScreenSnapshot {
   text: string;
+  /** `text` with highlighted runs (reverse video, a rare background) marked `»…«` (screen-marks.ts). */
+  marked: string;
+  /** Where the cursor is: row and column from 1 at the top left. */
+  cursor: { row: number; col: number };
   rows: number;
   cols: number;
   /** A full-screen program (the alternate screen) is showing. */

@@ -6,8 +6,10 @@
  * are final: they move, as text, into a bounded transcript. Positions are character offsets in
  * the view — transcript, then the rows still on screen — counted since the session began.
  */
+
 import type { IMarker } from '@xterm/headless';
 import { installParserHooks } from './parser-hooks.js';
+import { markedRows } from './screen-marks.js';
 import type { Mark, ScreenHooks, ScreenSnapshot } from './screen-types.js';
 
 export type { Mark, ScreenHooks, ScreenSnapshot } from './screen-types.js';
@@ -182,7 +184,17 @@ export class Screen {
     for (let y = 0; y < this.term.rows; y++)
       rows.push((b.getLine(b.baseY + y)?.translateToString(true) ?? '').trimEnd());
     while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
-    return { text: rows.join('\n'), rows: this.term.rows, cols: this.term.cols, alternate: this.alternate };
+    const lines = Array.from({ length: this.term.rows }, (_, y) => b.getLine(b.baseY + y));
+    const marked = markedRows(lines, this.term.cols);
+    while (marked.length > 0 && marked[marked.length - 1] === '') marked.pop();
+    return {
+      text: rows.join('\n'),
+      marked: marked.join('\n'),
+      cursor: { row: b.cursorY + 1, col: b.cursorX + 1 },
+      rows: this.term.rows,
+      cols: this.term.cols,
+      alternate: this.alternate,
+    };
   }
 
   /**

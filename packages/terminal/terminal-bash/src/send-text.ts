@@ -62,6 +62,7 @@ export type ResultExtras = Partial<
     | 'programExitCode'
     | 'knownPrompt'
     | 'omittedGone'
+    | 'cursor'
     | 'outputOffset'
   >
 >;
@@ -83,6 +84,7 @@ export function sendResult(
     programExitCode: null,
     knownPrompt: null,
     omittedGone: 0,
+    cursor: null,
     outputOffset: null,
     ...extra,
     ...core,

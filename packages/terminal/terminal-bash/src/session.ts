@@ -372,6 +372,7 @@ export class BashSession implements TerminalSession {
           m || reason === 'session_exited' ? null : knownPrompt(this.view.snapshot().text, this.foreground()),
         ...got.earlier,
         screen: got.screen,
+        cursor: got.cursor,
         omitted: got.lost,
         omittedGone: got.gone,
         outputOffset: got.offset,

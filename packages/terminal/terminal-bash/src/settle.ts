@@ -24,6 +24,8 @@ export interface SettledTexts {
   gone: number;
   /** Where `text` begins in the scrollback (null for a screen). */
   offset: number | null;
+  /** With `screen`: the cursor (from 1), else null. */
+  cursor: { row: number; col: number } | null;
 }
 
 /**
@@ -50,9 +52,10 @@ export function settledTexts(
   for (const mark of [a.start, a.acceptedAt, a.readyAt]) if (mark && mark !== from) view.forget(mark);
   if (view.alternate && showScreen) {
     view.forget(from);
-    return { end, earlier, text: view.snapshot().text, screen: true, lost: 0, gone: 0, offset: null };
+    const shot = view.snapshot();
+    return { end, earlier, text: shot.marked, screen: true, lost: 0, gone: 0, offset: null, cursor: shot.cursor };
   }
   const { text, lost, gone, offset } = sendText(view, from, end, a.acceptedAt !== null);
   view.forget(from);
-  return { end, earlier, text, screen: false, lost, gone, offset };
+  return { end, earlier, text, screen: false, lost, gone, offset, cursor: null };
 }

@@ -77,7 +77,7 @@ describe('the emulator', () => {
     const { s, feed } = await screen();
     await feed('before\r\n\x1b[?1049h\x1b[2J\x1b[H  title   \x1b[3;1Hrow three      ');
     expect(s.alternate).toBe(true);
-    expect(s.snapshot()).toEqual({ text: '  title\n\nrow three', rows: 10, cols: 40, alternate: true });
+    expect(s.snapshot()).toMatchObject({ text: '  title\n\nrow three', rows: 10, cols: 40, alternate: true });
     await feed('\x1b[?1049l');
     expect(s.alternate).toBe(false);
     expect(s.page(0, 100).text).toBe('before\n');

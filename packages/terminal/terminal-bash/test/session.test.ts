@@ -28,6 +28,7 @@ describe('persistent bash sessions (real PTYs)', () => {
       knownPrompt: null,
       omittedGone: 0,
       outputOffset: expect.any(Number),
+      cursor: null,
     });
     expect(await sh.send('false')).toMatchObject({ reason: 'stdin_read', commandExitCode: 1, output: '' });
   });

@@ -39,8 +39,10 @@ export interface SendResult {
    * dropped and `omitted` counts it.
    */
   output: string;
-  /** `output` is a snapshot of the screen (a full-screen program runs). */
+  /** `output` is a snapshot of the screen (a full-screen program runs), highlighted runs marked `»…«` (see ScreenView.marked). */
   screen: boolean;
+  /** With `screen`: where the cursor is (row and column from 1), else null. */
+  cursor: { row: number; col: number } | null;
   /** Characters of this send's output before `output` (exact): the start of a long output. */
   omitted: number;
   /** Of `omitted`, the characters no longer kept anywhere (past the scrollback); the rest are read with a scrollback page. */
@@ -112,6 +114,14 @@ export interface TerminalInfo {
 /** What the screen shows. */
 export interface ScreenView {
   text: string;
+  /**
+   * `text` with the runs a program set apart marked `»…«`: reverse video (a search match, a
+   * status line) and a background colour few cells share (a menu's selected row). Optional: a
+   * backend that cannot see cell styles leaves it out.
+   */
+  marked?: string;
+  /** Where the cursor is (row and column from 1 at the top left), when the backend knows. */
+  cursor?: { row: number; col: number };
   rows: number;
   cols: number;
   /** A full-screen program (the alternate screen) is showing. */

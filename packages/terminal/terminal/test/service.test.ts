@@ -33,6 +33,7 @@ function result(r: Partial<SendResult>): SendResult {
     knownPrompt: null,
     omittedGone: 0,
     outputOffset: null,
+    cursor: null,
     ...r,
   };
 }

@@ -73,12 +73,12 @@ function notShownNote(what: string, notShown: number, gone: number, from: number
   return `[${parts.join('; ')}]`;
 }
 
+/** The facts of a result that decide how its output is shown. */
+type Shown = Pick<SendResult, 'output' | 'omitted' | 'omittedGone' | 'outputOffset' | 'screen' | 'cursor'>;
+
 /** The output of a send as shown (the screen, or its tail within the cap), and the exact count left out. */
-export function shownOutput(r: Pick<SendResult, 'output' | 'omitted' | 'omittedGone' | 'outputOffset' | 'screen'>): {
-  text: string;
-  notShown: number;
-} {
-  if (r.screen) return { text: `[screen]\n${r.output}`, notShown: 0 };
+export function shownOutput(r: Shown): { text: string; notShown: number } {
+  if (r.screen) return { text: `[screen${cursorNote(r.cursor)}]\n${r.output}`, notShown: 0 };
   const cut = tailCut(r.output, SEND_OUTPUT_MAX_CHARS);
   const notShown = r.omitted + cut;
   const shown = r.output.slice(cut);
@@ -88,9 +88,7 @@ export function shownOutput(r: Pick<SendResult, 'output' | 'omitted' | 'omittedG
 }
 
 /** The output of a send (or the screen), its tail kept within the cap. */
-export function capOutput(
-  r: Pick<SendResult, 'output' | 'omitted' | 'omittedGone' | 'outputOffset' | 'screen'>,
-): string {
+export function capOutput(r: Shown): string {
   return shownOutput(r).text;
 }
 
@@ -127,8 +125,14 @@ export function renderSend(id: string, r: SendResult, timeoutMs: number): string
   return parts.join('\n');
 }
 
+/** Where the cursor is, and what the marks mean, for a screen's label. */
+function cursorNote(cursor: { row: number; col: number } | null | undefined): string {
+  const at = cursor ? `; cursor at row ${cursor.row}, column ${cursor.col}` : '';
+  return `${at}; »…« marks highlighted text`;
+}
+
 /** A screen as a model reads it. */
 export function renderScreen(view: ScreenView): string {
   const kind = view.alternate ? 'a full-screen program' : 'the shell';
-  return `[screen ${view.cols}×${view.rows}, ${kind}]\n${view.text}`;
+  return `[screen ${view.cols}×${view.rows}, ${kind}${view.marked === undefined ? '' : cursorNote(view.cursor)}]\n${view.marked ?? view.text}`;
 }

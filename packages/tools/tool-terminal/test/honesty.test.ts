@@ -84,7 +84,9 @@ describe('terminal_send tells where input went', () => {
     const size = await r.send({ input: 'stty size; tput cols' });
     expect(size.text).toContain('30 100\n100');
     const screen = await r.call('terminal_read', { screen: true });
-    expect(screen.text).toMatch(/^\[screen 100×30, the shell\]/);
+    expect(screen.text).toMatch(
+      /^\[screen 100×30, the shell; cursor at row \d+, column \d+; »…« marks highlighted text\]/,
+    );
     const bad = await r.call('terminal_resize', { cols: 0, rows: 30 });
     expect(bad.isError).toBe(true);
   });

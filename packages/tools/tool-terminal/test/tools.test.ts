@@ -108,7 +108,7 @@ describe('terminal tools', () => {
     writeFileSync(join(r.workspace, 'f.txt'), 'alpha\nbeta\n');
     const vim = await r.call('terminal_send', { terminal_id: id, input: 'vim f.txt' });
     expect(vim.data).toMatchObject({ screen: true, reason: 'stdin_read', exit_code: null });
-    expect(vim.text).toMatch(/^\[screen\]\nalpha\nbeta\n~/);
+    expect(vim.text).toMatch(/^\[screen; cursor at row 1, column 1; »…« marks highlighted text\]\nalpha\nbeta\n~/);
     expect(vim.text).toMatch(/\[waiting for input: a full-screen program shows the screen above;.*keys/);
     const listed = await r.call('terminal_list', {});
     expect(listed.data.terminals).toEqual([
@@ -122,7 +122,9 @@ describe('terminal tools', () => {
       },
     ]);
     const shot = await r.call('terminal_read', { terminal_id: id, screen: true });
-    expect(shot.text).toMatch(/^\[screen \d+×\d+, a full-screen program\]\nalpha\nbeta\n/);
+    expect(shot.text).toMatch(
+      /^\[screen \d+×\d+, a full-screen program; cursor at row 1, column 1; [^\]]*\]\nalpha\nbeta\n/,
+    );
     await r.call('terminal_send', { terminal_id: id, input: 'dd', submit: false });
     await r.call('terminal_send', { terminal_id: id, keys: ['Escape'] });
     const quit = await r.call('terminal_send', { terminal_id: id, input: ':wq' });
