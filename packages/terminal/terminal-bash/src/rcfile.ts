@@ -17,6 +17,7 @@ export function rcText(nonce: string): string {
   return [
     'unset HISTFILE',
     'set +H', // no history expansion: a "!" in a command means "!", as in a script
+    'set -b', // a job's end is told when it ends (between sends too), not at the prompt after the next command
     "bind 'set enable-bracketed-paste on' 2>/dev/null", // input arrives as one paste; ?2004l marks its acceptance
     "PS1='$ '",
     `PS2='\\[\\e]133;S;${nonce}\\a\\]'`, // invisible; tells that the shell waits for the rest of a command
