@@ -30,7 +30,7 @@ async function readiness(command) {
   const total = [];
   for (let i = 0; i < SENDS + 20; i++) {
     const t0 = now();
-    const r = await session.send({ text: command, timeoutMs: 10_000, submit: true, keys: [] });
+    const r = await session.send({ text: command, timeoutMs: 10_000, submit: true, keys: [], paste: true });
     const t1 = now();
     if (r.reason !== 'stdin_read' || r.commandExitCode !== 0) throw new Error(`unexpected ${JSON.stringify(r)}`);
     if (i >= 20) {
@@ -117,7 +117,7 @@ row(
 
 const cancel = [];
 for (let i = 0; i < CANCELS; i++) {
-  const pending = session.send({ text: 'sleep 100', timeoutMs: 30_000, submit: true, keys: [] });
+  const pending = session.send({ text: 'sleep 100', timeoutMs: 30_000, submit: true, keys: [], paste: true });
   await new Promise((r) => setTimeout(r, 50)); // sleep is in the foreground by then, as a model's cancel would find it
   const t0 = now();
   void session.cancel(5_000);
@@ -145,7 +145,7 @@ const drains = [];
 for (let i = 0; i < (quick ? 1 : 3); i++) {
   drains.push((await rawDrain(SEQ)).ms);
   const t0 = now();
-  const r = await session.send({ text: `seq 1 ${SEQ}`, timeoutMs: 120_000, submit: true, keys: [] });
+  const r = await session.send({ text: `seq 1 ${SEQ}`, timeoutMs: 120_000, submit: true, keys: [], paste: true });
   through.push(now() - t0);
   if (r.commandExitCode !== 0 || !r.output.endsWith(`${SEQ}\n`)) throw new Error(`seq failed: ${r.reason}`);
 }
@@ -157,6 +157,19 @@ row(
   '-',
 );
 row(`  throughput, raw drain time / terminal time`, fmt(ratio, 2), '1', '≥ 0.5×');
+// A flood (`yes`) the model gives up on: the cancel must not wait for a backlog of output to be parsed.
+const floods = [];
+for (let i = 0; i < (quick ? 3 : 10); i++) {
+  const pending = session.send({ text: 'yes', timeoutMs: 30_000, submit: true, keys: [], paste: true });
+  await new Promise((r) => setTimeout(r, 1_000));
+  const t0 = now();
+  void session.cancel(10_000);
+  const r = await pending;
+  floods.push(now() - t0);
+  if (!r.cancelled || r.reason !== 'stdin_read') throw new Error(`flood cancel failed: ${JSON.stringify(r.reason)}`);
+}
+row('cancel of a yes flood → prompt back, median ms', fmt(median(floods), 1), '-', '≤ 500 ms');
+row('cancel of a yes flood → prompt back, max ms', fmt(Math.max(...floods), 1), '-', '-');
 globalThis.gc?.();
 const heap = process.memoryUsage();
 row(

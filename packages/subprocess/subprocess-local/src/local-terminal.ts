@@ -78,9 +78,19 @@ export class LocalTerminalHandle implements SubprocessTerminalHandle {
     const ptsPath = (this.term as { _pty?: unknown })._pty;
     this.tty = typeof ptsPath === 'string' && ptsPath.startsWith('/dev/') ? ptsPath : null;
     let lastData = Date.now();
+    let held = false;
     this.term.onData((data) => {
       lastData = Date.now();
-      this.stream.write(data);
+      // A reader that stops (an emulator behind, a channel backed up) stops the PTY: the program
+      // then blocks on its writes, and an interrupt's flush of the terminal's queue has little to drop.
+      if (!this.stream.write(data) && !held && !this.exited) {
+        held = true;
+        this.term.pause();
+        this.stream.once('drain', () => {
+          held = false;
+          if (!this.exited) this.term.resume();
+        });
+      }
     });
     this.done = new Promise((resolve) => {
       this.term.onExit(({ exitCode, signal }) => {

@@ -12,6 +12,10 @@ export interface PtyProcess {
   write(data: string): void;
   resize(cols: number, rows: number): void;
   kill(signal?: string): void;
+  /** Stops reading the PTY (the program blocks once the terminal's buffer is full). */
+  pause(): void;
+  /** Reads the PTY again. */
+  resume(): void;
 }
 
 /** The part of node-pty's module we use. */

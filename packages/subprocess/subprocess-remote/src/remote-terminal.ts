@@ -26,6 +26,8 @@ export class RemoteTerminalHandle implements SubprocessTerminalHandle {
   private facts: ForegroundFacts;
   private asking = false;
   private exited = false;
+  /** The far side was asked to hold output. */
+  private held = false;
   private terminating: Promise<void> | undefined;
 
   constructor(
@@ -45,7 +47,16 @@ export class RemoteTerminalHandle implements SubprocessTerminalHandle {
 
   /** Routes what the channel says about this terminal. */
   onData(s: number, bytes: Buffer): void {
-    if (s === STREAM.terminal) this.stream.write(this.decoder.write(bytes));
+    if (s !== STREAM.terminal) return;
+    // A reader that stops (an emulator behind) holds the far side's PTY too, so a flood waits there.
+    if (!this.stream.write(this.decoder.write(bytes)) && !this.held && !this.exited) {
+      this.held = true;
+      this.client.notify('tflow', { h: this.h, held: true });
+      this.stream.once('drain', () => {
+        this.held = false;
+        if (!this.exited) this.client.notify('tflow', { h: this.h, held: false });
+      });
+    }
   }
 
   onEvent(m: Message): void {

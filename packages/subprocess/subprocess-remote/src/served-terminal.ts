@@ -18,9 +18,13 @@ export class ServedTerminal {
     const out = term.output;
     out.on('data', (text: string) => {
       peer.sendData(id, Buffer.from(text, 'utf8'));
-      if (peer.backedUp) {
-        out.pause();
-        peer.onceDrained(() => out.resume());
+      if (peer.backedUp && !this.channelHeld) {
+        this.channelHeld = true;
+        this.applyFlow();
+        peer.onceDrained(() => {
+          this.channelHeld = false;
+          this.applyFlow();
+        });
       }
     });
     // The end of output comes before the exit facts, so the client has every byte when done settles.
@@ -35,6 +39,22 @@ export class ServedTerminal {
       },
       (error: unknown) => peer.send({ t: 'ev', h, ev: 'tdone', exitCode: null, signal: null, error: String(error) }),
     );
+  }
+
+  /** The channel is backed up: output waits. */
+  private channelHeld = false;
+  /** The client asked to hold output (its reader is behind). */
+  private clientHeld = false;
+
+  /** The client's reader is behind (`held`) or caught up again. */
+  flow(held: boolean): void {
+    this.clientHeld = held;
+    this.applyFlow();
+  }
+
+  private applyFlow(): void {
+    if (this.channelHeld || this.clientHeld) this.term.output.pause();
+    else this.term.output.resume();
   }
 
   write(text: string): void {

@@ -98,6 +98,9 @@ export class RuntimeServer {
       case 'resize':
         this.terminals.get(h)?.resize(Number(m.cols), Number(m.rows));
         return;
+      case 'tflow':
+        this.terminals.get(h)?.flow(m.held === true);
+        return;
       case 'cancel':
         this.cancels.get(Number(m.target))?.abort();
         return;

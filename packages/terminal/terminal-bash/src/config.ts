@@ -19,6 +19,14 @@ export const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 export const DEFAULT_TERMINAL_GRACE_MS = 1_000;
 /** Output shown on open at most, in characters. */
 export const OPENING_MAX_CHARS = 4_000;
+/**
+ * Output fed to the emulator and not yet parsed, at most (characters): past it the PTY is held
+ * until the emulator is below EMULATOR_BACKLOG_LOW_CHARS, so a flood waits in the program (blocked
+ * on its writes) instead of in memory, and a Ctrl-C is seen after little more than this is parsed.
+ */
+export const EMULATOR_BACKLOG_MAX_CHARS = 256 * 1024;
+/** Where a held PTY is read again. */
+export const EMULATOR_BACKLOG_LOW_CHARS = 64 * 1024;
 /** Readiness polling starts this fast after input or output, and slows down to POLL_MAX_MS. */
 export const POLL_MIN_MS = 5;
 export const POLL_MAX_MS = 50;

@@ -35,6 +35,8 @@ export class Screen {
   private anchor: IMarker | undefined;
   private anchorLine = 0;
   private pending = 0;
+  /** Characters fed and not yet parsed. */
+  private pendingChars = 0;
   /** Marks taken so far (their parse order). */
   private marks = 0;
   /** Marks on rows still on screen: fixed as their rows become final. */
@@ -73,16 +75,23 @@ export class Screen {
   feed(text: string): void {
     for (const piece of pieces(text)) {
       this.pending += 1;
+      this.pendingChars += piece.length;
       // xterm parses a write that follows user input at once instead of on a timer. Parsing each
       // chunk as it is read lets the program write its next one meanwhile (a PTY buffers only a
       // few KiB); should xterm stop doing so, output is still parsed, only later.
       this.term.input('', true);
       this.term.write(piece, () => {
         this.pending -= 1;
+        this.pendingChars -= piece.length;
         this.sync();
         if (this.pending === 0) this.hooks.parsed();
       });
     }
+  }
+
+  /** Characters fed and not yet parsed. */
+  get backlog(): number {
+    return this.pendingChars;
   }
 
   /** True while fed output waits to be parsed. */

@@ -23,7 +23,14 @@ import type {
   TerminalWatchEvent,
   WaitReason,
 } from '@dsh/terminal';
-import { OPENING_MAX_CHARS, POLL_MAX_MS, type ResolvedBashTerminalConfig } from './config.js';
+import {
+  EMULATOR_BACKLOG_LOW_CHARS,
+  EMULATOR_BACKLOG_MAX_CHARS,
+  OPENING_MAX_CHARS,
+  POLL_MAX_MS,
+  POLL_MIN_MS,
+  type ResolvedBashTerminalConfig,
+} from './config.js';
 import { sendPayload } from './input.js';
 import { knownPrompt } from './known-prompts.js';
 import { LineEditor, SHELL_READ_WAIT_MS } from './line-editor.js';
@@ -69,6 +76,8 @@ export class BashSession implements TerminalSession {
   private readonly watchers: Watchers;
   private readonly editor = new LineEditor();
   private readonly keys: PersonKeys;
+  /** The PTY is held while the emulator catches up. */
+  private outputHeld = false;
 
   constructor(
     private readonly handle: SubprocessTerminalHandle,
@@ -125,11 +134,26 @@ export class BashSession implements TerminalSession {
       if (this.active) this.active.waitSeenAt = null; // output after a block: look again
       this.view.feed(chunk);
       this.watchers.feed(chunk);
+      this.holdWhileBehind();
     });
     void handle.done.then(
       (facts) => this.onExit(facts.exitCode, facts.signal),
       () => this.onExit(null, null),
     );
+  }
+
+  /** Holds the PTY while the emulator is far behind (a flood), and reads on as it catches up. */
+  private holdWhileBehind(): void {
+    if (this.outputHeld || this.view.backlog <= EMULATOR_BACKLOG_MAX_CHARS) return;
+    this.outputHeld = true;
+    this.handle.output.pause();
+    const look = (): void => {
+      if (this.exited || this.view.backlog <= EMULATOR_BACKLOG_LOW_CHARS) {
+        this.outputHeld = false;
+        this.handle.output.resume();
+      } else setTimeout(look, POLL_MIN_MS);
+    };
+    setTimeout(look, POLL_MIN_MS);
   }
 
   /** `performance.now()` when the latest prompt marker was parsed (for latency measurement). */

@@ -48,6 +48,31 @@ export function statusLine(id: string, r: SendResult, timeoutMs: number): string
   }
 }
 
+/** A line repeated this many times in a row or more is shown once with a count (a flood reads cheaply). */
+export const REPEAT_COLLAPSE_MIN = 4;
+
+/**
+ * `text` with each run of REPEAT_COLLAPSE_MIN or more identical lines shown once, followed by
+ * `[the line above N more times]`: nothing is lost (the count is exact), and `yes` costs a model
+ * a few lines instead of its budget.
+ */
+export function collapseRepeats(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const line = lines[i] as string;
+    let j = i + 1;
+    // The last piece (after the final line end) is not a line of its own: never part of a run.
+    while (j < lines.length - 1 && lines[j] === line) j++;
+    const run = j - i;
+    if (run >= REPEAT_COLLAPSE_MIN && i < lines.length - 1) {
+      out.push(line, `[the line above ${run - 1} more times]`);
+    } else for (let k = i; k < j; k++) out.push(lines[k] as string);
+    i = j;
+  }
+  return out.join('\n');
+}
+
 /** Where `text` is cut to keep its tail within `max` characters: on a line boundary (0: no cut). */
 export function tailCut(text: string, max: number): number {
   if (text.length <= max) return 0;
@@ -81,7 +106,7 @@ export function shownOutput(r: Shown): { text: string; notShown: number } {
   if (r.screen) return { text: `[screen${cursorNote(r.cursor)}]\n${r.output}`, notShown: 0 };
   const cut = tailCut(r.output, SEND_OUTPUT_MAX_CHARS);
   const notShown = r.omitted + cut;
-  const shown = r.output.slice(cut);
+  const shown = collapseRepeats(r.output.slice(cut));
   if (notShown === 0) return { text: shown, notShown };
   const from = r.outputOffset === null ? null : r.outputOffset - (r.omitted - r.omittedGone);
   return { text: `${notShownNote('this output', notShown, r.omittedGone, from)}\n${shown}`, notShown };

@@ -90,4 +90,16 @@ describe('terminal_send tells where input went', () => {
     const bad = await r.call('terminal_resize', { cols: 0, rows: 30 });
     expect(bad.isError).toBe(true);
   });
+
+  it('a flood costs little: repeated lines collapse with an exact count, and a cancel keeps to that', async () => {
+    const r = await rig();
+    const flood = await r.send({ input: 'yes', timeout_ms: 1_500 });
+    expect(flood.data).toMatchObject({ reason: 'timeout' });
+    expect(flood.text).toMatch(/\ny\n\[the line above \d+ more times\]/);
+    const cancel = await r.call('terminal_cancel', {});
+    expect(cancel.text).toMatch(/\[interrupted; ready at the prompt; exit code: 130\]$/);
+    expect(flood.text.length + cancel.text.length).toBeLessThan(4_000);
+    const after = await r.send({ input: 'printf "a\\na\\na\\na\\nb\\n"' });
+    expect(after.text).toMatch(/^a\n\[the line above 3 more times\]\nb\n/);
+  });
 });
