@@ -55,6 +55,30 @@ async function vimQuit(privateHome: boolean): Promise<{ quit: string; run: strin
     if (!quit.text.includes('exit code 0')) {
       await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, keys: ['Enter'], submit: false });
     }
+    if (privateHome) {
+      // What the model types next really runs, with its own exit code.
+      const next = await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, input: 'echo ok; false' });
+      expect(next.text).toBe('ok\n[ready at the prompt; exit code: 1]');
+      // The REPLs and htop keep their state without a complaint (nano, as root, looks in the
+      // passwd entry's home, not in this test's $HOME: the state parents exist, see private-home.ts).
+      const said: string[] = [];
+      const send = async (args: Record<string, unknown>) =>
+        said.push((await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, ...args })).text);
+      await send({ input: 'node' });
+      await send({ input: '1 + 1' });
+      await send({ input: '.exit' });
+      await send({ input: 'python3 -q' });
+      await send({ input: 'print(40 + 2)' });
+      await send({ input: 'exit()' });
+      await send({ input: 'htop' });
+      await send({ keys: ['q'], submit: false });
+      await send({ input: 'ls -d ~/.node_repl_history ~/.python_history ~/.config/htop' });
+      const all = said.join('\n');
+      expect(all).not.toMatch(
+        /Could not open history|Unable to create|Permission denied|Read-only file system|Traceback/,
+      );
+      expect(said.at(-1)).toMatch(/\[ready at the prompt; exit code: 0\]$/);
+    }
     return { quit: quit.text, run: run.text, homes: existsSync(HOMES) ? readdirSync(HOMES) : [] };
   } finally {
     await dsh.dispose();

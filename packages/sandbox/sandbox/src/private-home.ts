@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -140,6 +141,11 @@ export function makePrivateHome(
   mkdirSync(dir, { mode: 0o700 });
   const args = ['--bind', dir, home];
   seed(home, home, names, dir, skip, args);
+  // The state parents exist even where the real home has none: nano makes only its own last
+  // directory (`~/.local/share/nano`).
+  for (const parent of STATE_PARENTS) {
+    if (!existsSync(join(home, parent)) && !skip(join(home, parent))) mkdirSync(join(dir, parent), { recursive: true });
+  }
   return { home, dir, args };
 }
 

@@ -87,6 +87,12 @@ describe('terminal_send tells where input went', () => {
     expect(screen.text).toMatch(
       /^\[screen 100×30, the shell; cursor at row \d+, column \d+; »…« marks highlighted text\]/,
     );
+    const htop = await r.send({ input: 'htop' });
+    expect(htop.data).toMatchObject({ screen: true });
+    const shown = htop.text.split('\n').slice(1, -1);
+    expect(shown.length).toBeLessThanOrEqual(30);
+    for (const line of shown) expect(line.replace(/[»«]/g, '').length).toBeLessThanOrEqual(100);
+    await r.send({ keys: ['q'], submit: false });
     const bad = await r.call('terminal_resize', { cols: 0, rows: 30 });
     expect(bad.isError).toBe(true);
   });
