@@ -7,6 +7,9 @@ import type { ResolvedBashTerminalConfig } from './config.js';
 import type { RowShot } from './rewrites.js';
 import type { Mark } from './screen.js';
 
+/** A send that types nothing returns once output came and then paused this long (it waits for output or readiness). */
+export const WAIT_OUTPUT_QUIET_MS = 200;
+
 /** After a lone Escape, programs wait to tell it from the start of a key's sequence (vim: ttimeoutlen, 100 ms by default): the screen is settled only after this much quiet. */
 export const ESCAPE_SETTLE_MS = 300;
 
@@ -32,6 +35,8 @@ export interface ActiveSend {
   toShell: boolean;
   /** The program that held the terminal when the input was typed (its command line), when it was not the shell's prompt. */
   heldBy: string | null;
+  /** It types nothing: it waits for output or readiness. */
+  waitOnly: boolean;
   /** Where the shell accepted the line (paste mode off), once seen. */
   acceptedAt: Mark | null;
   /** Where the shell's line editor began reading it (paste mode on), when that came after the send began and before its input. */
@@ -95,6 +100,8 @@ export interface Evidence {
   stdinWait: boolean | null;
   /** Milliseconds without output (since the send began, at most). */
   quietMs: number;
+  /** Output came since the send began. */
+  printed: boolean;
   now: number;
 }
 
@@ -107,6 +114,8 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
     return !a.owed || (e.quietMs >= t.stdinSettleMs && e.stdinWait !== false) ? 'stdin_read' : null;
   }
   if (!e.observe || a.writing) return null;
+  // A wait (nothing typed) hands back what was printed once the output pauses.
+  if (a.waitOnly && e.printed && e.quietMs >= WAIT_OUTPUT_QUIET_MS && e.stdinWait !== true) return 'inferred_idle';
   if (e.stdinWait === true) {
     // The block must hold, with no output, for a settle window measured from when it was seen:
     // what the program wrote just before blocking (its prompt) may still be on its way to us.
@@ -122,7 +131,10 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
 
 /** A send that has just begun: its input (`payload`) not yet written, nothing seen of it yet. */
 export function newActiveSend(
-  at: Pick<ActiveSend, 'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'heldBy' | 'owed' | 'deadlineAt'>,
+  at: Pick<
+    ActiveSend,
+    'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'heldBy' | 'waitOnly' | 'owed' | 'deadlineAt'
+  >,
   input: { payload: string; cancelled: boolean; earlier: ActiveSend['earlier'] },
   timer: NodeJS.Timeout,
 ): ActiveSend {

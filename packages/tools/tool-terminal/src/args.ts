@@ -47,7 +47,7 @@ export const sendArgs = z
       .max(600_000)
       .optional()
       .describe(
-        'Type nothing: wait up to this long for the terminal to be ready (a running command to finish, a prompt); give no input or keys with it.',
+        'Type nothing: wait up to this long for new output (returned once it pauses) or for the terminal to be ready (a command done, a prompt); give no input or keys with it.',
       ),
     keys: z
       .array(z.string())

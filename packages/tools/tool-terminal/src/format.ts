@@ -11,7 +11,7 @@ export const SEND_OUTPUT_MAX_CHARS = 28_000;
 export const EARLIER_MAX_CHARS = 4_000;
 
 /** The status line of a send. */
-export function statusLine(id: string, r: SendResult, timeoutMs: number): string {
+export function statusLine(id: string, r: SendResult, timeoutMs: number, waitOnly = false): string {
   const interrupted = r.cancelled ? 'interrupted; ' : '';
   switch (r.reason) {
     case 'stdin_read':
@@ -34,6 +34,9 @@ export function statusLine(id: string, r: SendResult, timeoutMs: number): string
       }
       return `[${interrupted}waiting for input: a program is reading from the terminal; answer with terminal_send, or terminal_cancel it]`;
     case 'inferred_idle':
+      if (waitOnly) {
+        return `[it printed the above and paused; it still runs: terminal_send with wait_ms to wait for more, or terminal_cancel it]`;
+      }
       return `[${interrupted}quiet: no output for a while and its state cannot be seen; it may still be working — terminal_read later or terminal_send more]`;
     case 'timeout':
       if (r.cancelled) {
@@ -126,7 +129,7 @@ function earlierTail(text: string, gone: number): string {
 }
 
 /** The whole text of a send's result. */
-export function renderSend(id: string, r: SendResult, timeoutMs: number): string {
+export function renderSend(id: string, r: SendResult, timeoutMs: number, waitOnly = false): string {
   const parts: string[] = [];
   const printed = r.earlier !== '' || r.earlierOmitted > 0;
   if (printed || r.previousExitCode !== null) {
@@ -146,7 +149,7 @@ export function renderSend(id: string, r: SendResult, timeoutMs: number): string
     const keys = JSON.stringify(r.knownPrompt.keys);
     parts.push(`[the screen shows ${r.knownPrompt.prompt}: terminal_send keys ${keys} to continue past it]`);
   }
-  parts.push(statusLine(id, r, timeoutMs));
+  parts.push(statusLine(id, r, timeoutMs, waitOnly));
   return parts.join('\n');
 }
 

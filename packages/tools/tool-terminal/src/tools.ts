@@ -138,7 +138,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
             ? `\n[the wait was cut from ${asked} to ${timeoutMs} ms (this server hands control back by then); it keeps running: terminal_send with wait_ms to wait again]`
             : '';
         return {
-          text: `${renderSend(args.terminal_id, r, timeoutMs)}${cut}`,
+          text: `${renderSend(args.terminal_id, r, timeoutMs, waitOnly)}${cut}`,
           // A send to a shell that had already exited did nothing: an error the model must act on.
           isError: exitedBefore && r.reason === 'session_exited',
           data: {

@@ -73,6 +73,13 @@ describe('terminal_send tells where input went', () => {
     const waited = await r.send({ wait_ms: 20_000 });
     expect(waited.text).toContain('slept');
     expect(waited.data).toMatchObject({ reason: 'stdin_read', exit_code: 0 });
+    // A wait returns with new output once it pauses, before the command is done.
+    await r.send({ input: 'echo tick1; sleep 1; echo tick2; sleep 30', timeout_ms: 100 });
+    const ticked = await r.send({ wait_ms: 20_000 });
+    expect(ticked.text).toMatch(/tick/);
+    expect(ticked.text).toMatch(/\[it printed the above and paused; it still runs/);
+    expect(ticked.data).toMatchObject({ reason: 'inferred_idle', exit_code: null });
+    await r.call('terminal_cancel', {});
     const both = await r.send({ input: 'ls', wait_ms: 100 });
     expect(both).toMatchObject({ isError: true, data: { error: { code: 'INVALID_ARGUMENT' } } });
   });
