@@ -64,7 +64,7 @@ describe('redraws and what a send says', () => {
     expect((await sh.send('sleep 0.3; (exit 4)', 100)).reason).toBe('timeout');
     // Back at the prompt, and its marker parsed (the prompt's `$ ` follows the marker in the output).
     await waitFor(
-      () => r.terminals.list(r.me)[0]?.foreground === null && /\n\$ $/.test(r.terminals.screen(r.me, sh.id).text + ' '),
+      () => r.terminals.list(r.me)[0]?.foreground === null && /\n\$ $/.test(`${r.terminals.screen(r.me, sh.id).text} `),
       'the shell back at its prompt',
     );
     expect(await sh.send('echo next')).toMatchObject({ output: 'next\n', previousExitCode: 4, commandExitCode: 0 });
