@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { executor, isAlive, tempDir, waitFor } from './helpers.js';
@@ -88,7 +89,8 @@ describe('kill racing a natural end', () => {
     const ex = executor({ graceMs: 2_000 });
     const p = ex.start(ex.resolve({ command: 'sleep 30 & echo $!; exit 0' }));
     const pid = p.pid as number;
-    await waitFor(() => !isAlive(pid), 'bash exited');
+    // Reaped, not only a zombie: the runtime reaps it and learns of the exit in one step.
+    await waitFor(() => !existsSync(`/proc/${pid}`), 'bash exited and was reaped');
     let seen = '';
     const sleeper = await waitFor(() => {
       seen += p.readOutput().text;
