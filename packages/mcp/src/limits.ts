@@ -13,3 +13,6 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 export const PROGRESS_MIN_INTERVAL_MS = 1_000;
 /** Longest last-line excerpt in a progress message. */
 export const PROGRESS_LINE_MAX_CHARS = 200;
+
+/** How long a request on the last line of the input (no newline before its end) may take to be answered before the transport closes. */
+export const EOF_ANSWER_WAIT_MS = 5_000;

@@ -14,7 +14,13 @@ import {
   type ToolInfo,
   type ToolResult,
 } from '@dsh/core';
-import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  INVALID_PARAMS,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ApprovalRound, ApprovalSeal } from './escalation.js';
 import { DEFAULT_YIELD_MS, PROGRESS_LINE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS } from './limits.js';
@@ -110,15 +116,25 @@ export function serveMcp(options: ServeMcpOptions): McpServerHandle {
   const handle = serveStdio(
     () => {
       const server = new Server(info, { capabilities: { tools: {} } });
-      server.setRequestHandler('tools/list', async () => ({
-        tools: host.tools.list().map((t) => ({
-          name: t.name,
-          description: t.description,
-          inputSchema: t.inputSchema as { type: 'object' },
-          outputSchema: t.outputSchema as { type: 'object' },
-          annotations: t.annotations,
-        })),
-      }));
+      server.setRequestHandler('tools/list', async (request) => {
+        // Every tool fits one page: no cursor this server handed out exists.
+        const cursor = (request.params as { cursor?: unknown } | undefined)?.cursor;
+        if (cursor !== undefined) {
+          throw new ProtocolError(
+            INVALID_PARAMS,
+            'Invalid cursor: tools/list has one page; list again without a cursor.',
+          );
+        }
+        return {
+          tools: host.tools.list().map((t) => ({
+            name: t.name,
+            description: t.description,
+            inputSchema: t.inputSchema as { type: 'object' },
+            outputSchema: t.outputSchema as { type: 'object' },
+            annotations: t.annotations,
+          })),
+        };
+      });
       server.setRequestHandler('tools/call', async (request, ctx) => {
         const { name } = request.params;
         const approval = new ApprovalRound(seal, {

@@ -7,11 +7,15 @@
  * - a request before the session opened (neither an `initialize` handshake nor a 2026-07-28
  *   request carrying its protocol version in `_meta`) is answered -32600, except `ping` and
  *   `server/discover`.
+ * - a request whose `method` is not a string, whose `id` is not a string or a number (answered
+ *   with `id: null`), or whose `params` is not an object is answered -32600;
+ * - a request reusing the id of one still pending is answered -32600 (the first still runs);
+ * - a last line without its newline at the end of the input is read like any other.
  * The server keeps serving after each of these. Writes keep their order and respect backpressure.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { MAX_MESSAGE_BYTES } from './limits.js';
+import { EOF_ANSWER_WAIT_MS, MAX_MESSAGE_BYTES } from './limits.js';
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
@@ -42,6 +46,8 @@ export class LineTransport implements Transport {
   private opened = false;
   private isClosed = false;
   private writing: Promise<void> = Promise.resolve();
+  /** Ids of the client's requests not answered yet. */
+  private readonly pendingIds = new Set<string | number>();
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -62,7 +68,11 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(`${JSON.stringify(message)}\n`);
+    const m = message as Record<string, unknown>;
+    if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) this.pendingIds.delete(m.id);
+    const written = this.write(`${JSON.stringify(message)}\n`);
+    this.lastAnswered?.();
+    return written;
   }
 
   async close(): Promise<void> {
@@ -122,6 +132,7 @@ export class LineTransport implements Transport {
       return;
     }
     const msg = value as Record<string, unknown>;
+    if ('method' in msg && !this.wellFormed(msg)) return;
     const isRequest = typeof msg.method === 'string' && 'id' in msg;
     if (msg.jsonrpc !== '2.0' || (typeof msg.method !== 'string' && !('id' in msg))) {
       if ('id' in msg || typeof msg.method === 'string') {
@@ -138,11 +149,38 @@ export class LineTransport implements Transport {
         return;
       }
     }
+    if (isRequest) {
+      const id = msg.id as string | number;
+      if (this.pendingIds.has(id)) {
+        this.reject(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is still pending; use a new id.`);
+        return;
+      }
+      this.pendingIds.add(id);
+    }
     try {
       this.onmessage?.(msg as JSONRPCMessage);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /** A request or notification of a valid shape; else it is answered -32600 (false). */
+  private wellFormed(msg: Record<string, unknown>): boolean {
+    const idOk = !('id' in msg) || typeof msg.id === 'string' || typeof msg.id === 'number';
+    const problem =
+      msg.jsonrpc !== '2.0'
+        ? 'not a JSON-RPC 2.0 message'
+        : typeof msg.method !== 'string'
+          ? 'method must be a string'
+          : !idOk
+            ? 'id must be a string or a number'
+            : 'params' in msg && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))
+              ? 'params must be an object'
+              : null;
+    if (problem === null) return true;
+    // A notification gets no answer; anything with an id (valid or not) does.
+    if ('id' in msg) this.reject(idOk ? idOf(msg) : null, INVALID_REQUEST, `Invalid request: ${problem}.`);
+    return false;
   }
 
   private reject(id: Id, code: number, message: string): void {
@@ -167,7 +205,29 @@ export class LineTransport implements Transport {
     return this.writing;
   }
 
-  private readonly onEnd = (): void => this.finish();
+  private readonly onEnd = (): void => {
+    if (this.isClosed) return;
+    if (!(this.pendingBytes > 0 || this.discarding)) {
+      this.finish();
+      return;
+    }
+    // A last line without its newline is still a line: its request is answered before the close.
+    const before = new Set(this.pendingIds);
+    this.endLine();
+    const last = [...this.pendingIds].filter((id) => !before.has(id));
+    if (last.length === 0) {
+      this.finish();
+      return;
+    }
+    const timer = setTimeout(() => this.finish(), EOF_ANSWER_WAIT_MS);
+    this.lastAnswered = () => {
+      if (last.some((id) => this.pendingIds.has(id))) return;
+      clearTimeout(timer);
+      void this.writing.then(() => this.finish());
+    };
+  };
+  /** Called after an answer is sent, while the input ended with a request still to answer. */
+  private lastAnswered: (() => void) | null = null;
   private readonly onInputError = (error: Error): void => {
     this.onerror?.(error);
     this.finish();
