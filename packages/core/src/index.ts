@@ -2,6 +2,7 @@
  * @dsh/core: the error type and the ctx / plugin / composition kernel every dsh package stands on.
  */
 export { Composition } from './composition.js';
+export { isPidAlive, sweepDeadDirs } from './dead-dirs.js';
 export { settleWithin } from './deadline.js';
 export type { DshErrorCode, DshErrorOptions } from './errors.js';
 export { DSH_ERROR_CODES, DshError, isDshError } from './errors.js';

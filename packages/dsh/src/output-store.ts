@@ -11,7 +11,7 @@ import { readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { writeNoEditor } from '@dsh/bash-local';
-import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions } from '@dsh/core';
+import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions, sweepDeadDirs } from '@dsh/core';
 
 /** Retained output copies of one composition stay under this many bytes: the oldest go first. */
 export const OUTPUT_BUDGET_BYTES = 1024 * 1024 * 1024;
@@ -23,28 +23,9 @@ export function defaultOutputRoot(): string {
   return join(tmpdir(), `dsh-${userInfo().username}`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes the output directories of dsh processes that are gone. */
 export function sweepDeadOutput(root: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = RUN_DIR.exec(name);
-    if (m && Number(m[1]) !== process.pid && !alive(Number(m[1])))
-      rmSync(join(root, name), { recursive: true, force: true });
-  }
+  sweepDeadDirs(root, RUN_DIR);
 }
 
 /** Where a composition's output copies live (this machine's {@link OutputStore}, or a remote one). */

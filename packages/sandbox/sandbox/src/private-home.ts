@@ -23,7 +23,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ensurePrivateDir, isInside } from '@dsh/core';
+import { ensurePrivateDir, isInside, sweepDeadDirs } from '@dsh/core';
 
 /** A regular file up to this size is copied (state files, dotfiles); a larger one is bound read-only. */
 export const PRIVATE_HOME_COPY_MAX_BYTES = 256 * 1024;
@@ -42,32 +42,8 @@ export interface PrivateHome {
   args: string[];
 }
 
-function errno(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errno(error) === 'EPERM';
-  }
-}
-
-/** Removes private homes whose dsh is gone (`home-<pid>-…`). */
-function sweepDead(root: string): void {
-  let names: string[] = [];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(/^home-(\d+)-/.exec(name)?.[1]);
-    if (pid > 0 && pid !== process.pid && !pidAlive(pid)) rmSync(join(root, name), { recursive: true, force: true });
-  }
-}
+/** A private home's name: its maker's pid, then a random part. */
+const HOME_DIR = /^home-(\d+)-/;
 
 /** The names in `dir` when there are few enough to place one by one, else null. */
 function fewNames(dir: string): string[] | null {
@@ -136,7 +112,7 @@ export function makePrivateHome(
   const names = fewNames(home);
   if (names === null) return null; // unreadable or too large: it stays read-only
   ensurePrivateDir(root, { what: 'The private homes directory', remedy: 'set TMPDIR to a directory of your own' });
-  sweepDead(root);
+  sweepDeadDirs(root, HOME_DIR);
   const dir = join(root, `home-${process.pid}-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { mode: 0o700 });
   const args = ['--bind', dir, home];

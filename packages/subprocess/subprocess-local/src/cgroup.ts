@@ -16,6 +16,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
+import { isPidAlive } from '@dsh/core';
 import { childGroups, populated, removeDeep } from './cgroup-fs.js';
 import { homeCgroup, NURSERY_NAME, Nursery } from './nursery.js';
 import { TreeCgroup } from './tree-cgroup.js';
@@ -45,15 +46,6 @@ function trackForExit(container: CgroupContainer): void {
   });
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Ends and removes what dsh hosts that died left behind (their watchdog, normally, already did):
  * the tree cgroups under a parent cgroup whose host pid is dead are killed, then removed once
@@ -62,7 +54,7 @@ function pidAlive(pid: number): boolean {
 export function sweepStale(home: string): void {
   for (const name of childGroups(home)) {
     const m = BASE_NAME.exec(name);
-    if (!m || pidAlive(Number(m[1]))) continue;
+    if (!m || isPidAlive(Number(m[1]))) continue;
     const dir = join(home, name);
     for (const child of childGroups(dir)) {
       const sub = join(dir, child);
