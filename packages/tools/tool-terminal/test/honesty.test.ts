@@ -5,29 +5,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Composition, createOwner, type ToolResult } from '@dsh/core';
-import { subprocessLocalPlugin } from '@dsh/subprocess-local';
-import { terminalPlugin } from '@dsh/terminal';
-import { terminalBashPlugin } from '@dsh/terminal-bash';
-import { toolTerminalPlugin } from '@dsh/tool-terminal';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test/support.js';
-
-const open: Composition[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.dispose()));
-});
+import type { ToolResult } from '@dsh/core';
+import { describe, expect, it } from 'vitest';
+import { rig as tools } from './rig.js';
 
 async function rig() {
-  const workspace = tempDir('dsh-tterm-honest-');
-  const c = await Composition.create([
-    subprocessLocalPlugin(),
-    terminalPlugin(),
-    terminalBashPlugin({ cwd: workspace }),
-    toolTerminalPlugin({ workspace }),
-  ]);
-  open.push(c);
-  const agent = createOwner('agent');
+  const { c, agent, workspace } = await tools('dsh-tterm-honest-');
   const id = (await c.tools.call(agent, 'terminal_open', {})).data?.terminal_id as string;
   const send = (args: Record<string, unknown>, options = {}): Promise<ToolResult> =>
     c.tools.call(agent, 'terminal_send', { terminal_id: id, ...args }, options);

@@ -1,31 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Composition, createOwner, type Owner, type ToolResult } from '@dsh/core';
-import { subprocessLocalPlugin } from '@dsh/subprocess-local';
-import { terminalPlugin } from '@dsh/terminal';
-import { terminalBashPlugin } from '@dsh/terminal-bash';
-import { toolTerminalPlugin } from '@dsh/tool-terminal';
-import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, tempDir, waitFor } from '../../../../test/support.js';
-
-const open: Composition[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.dispose()));
-});
-
-async function rig() {
-  const workspace = tempDir('dsh-tterm-');
-  const c = await Composition.create([
-    subprocessLocalPlugin(),
-    terminalPlugin(),
-    terminalBashPlugin({ cwd: workspace }),
-    toolTerminalPlugin({ workspace }),
-  ]);
-  open.push(c);
-  const agent = createOwner('agent');
-  const call = (tool: string, args: unknown, who: Owner = agent): Promise<ToolResult> => c.tools.call(who, tool, args);
-  return { c, agent, call, workspace };
-}
+import { createOwner } from '@dsh/core';
+import { describe, expect, it } from 'vitest';
+import { isAlive, waitFor } from '../../../../test/support.js';
+import { rig } from './rig.js';
 
 describe('terminal tools', () => {
   it('open, send, read, close: a model-readable round trip', async () => {
