@@ -15,11 +15,13 @@
  * - the composition's output directories read-write at the same paths (so a saved output path
  *   works inside as outside), with their `bin/` (the stand-in editor, run outside by an approved
  *   escalation) read-only;
+ * - the host's unix path sockets masked wherever the world sees the host's files (host-sockets.ts);
  * - no network unless allowed, no capabilities, its own pid namespace and session, dying with its
  *   parent, and the seccomp program where one is given (world.ts).
  */
 import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { hostSocketArgs } from './host-sockets.js';
 import { IF_FILE, ifExists, kernelMaskArgs } from './kernel-masks.js';
 import { protectedPaths } from './protect.js';
 import type { ResolvedSandbox } from './types.js';
@@ -45,6 +47,8 @@ export interface FenceInput {
   outputReadOnly?: boolean;
   /** The binds of the world's private home (private-home.ts), before every mask. @default none */
   homeArgs?: readonly string[];
+  /** Where the private home is bound (the real home's path). @default none */
+  home?: string;
 }
 
 /** The bwrap options for `policy` (everything before `--`), and whether every part could be enforced. */
@@ -71,9 +75,8 @@ export function fenceArgs(
   // The world's own programs stay visible when they live under a directory the fence replaces
   // (a checkout or a boot cache in /tmp): their top directory there is bound read-only — before
   // the writable roots, which may lie inside it.
-  for (const dir of programDirs(input.programs ?? [], ['/tmp', '/run', ...hidden], exists)) {
-    args.push('--ro-bind', dir, dir);
-  }
+  const programs = programDirs(input.programs ?? [], ['/tmp', '/run', ...hidden], exists);
+  for (const dir of programs) args.push('--ro-bind', dir, dir);
   let enforcement: 'full' | 'partial' = 'full';
   if (policy.mode === 'workspace-write') {
     const present = policy.writableRoots.filter((root) => exists(root));
@@ -93,6 +96,10 @@ export function fenceArgs(
     else
       args.push('--bind', dir, dir, ...ifExists(join(dir, 'bin'), ['--ro-bind', join(dir, 'bin'), join(dir, 'bin')]));
   }
+  // The host's sockets wherever the world sees the host's files (last: over every bind above).
+  const roots = policy.mode === 'workspace-write' ? policy.writableRoots : (policy.readableRoots ?? []);
+  const rebound = [...roots, ...input.outputDirs, ...programs, ...(input.home ? [input.home] : [])];
+  args.push(...hostSocketArgs(unreadable, hidden, rebound));
   if (!policy.network) args.push('--unshare-net');
   // No capabilities inside, even when dsh runs as root: otherwise a command could remount `/`
   // read-write or undo the masks. Its own pid namespace: no view of (or signal to) host

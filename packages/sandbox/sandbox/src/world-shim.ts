@@ -4,6 +4,7 @@
  * channel moved off stdio, and (with the network on) pasta wiring the world's own namespace.
  */
 import { CGROUP_SLOT } from './fence.js';
+import { HOST_SOCKETS_PROGRAM, HOST_SOCKETS_SLOT, HOST_SOCKETS_STEP } from './host-sockets.js';
 import { IF_EXISTS, IF_FILE } from './kernel-masks.js';
 
 /** The name of a host's nursery cgroup (see @dsh/subprocess-local). */
@@ -48,7 +49,7 @@ const PASTA_TRIES = 50;
  * the server reaches the directory through the descriptor); opens the seccomp program; then
  * expands the fence's conditional steps where the world runs (`--dsh-if PATH N …`: the next N
  * arguments only where PATH exists; `--dsh-if-file`: only where it exists and is not a
- * directory) and the two slots; moves the channel off stdio (onto descriptors bubblewrap's init
+ * directory), the host's sockets (host-sockets.ts) and the slots; moves the channel off stdio (onto descriptors bubblewrap's init
  * closes, so only the server holds it) and execs bwrap.
  */
 export const SHIM = [
@@ -75,12 +76,14 @@ export const SHIM = [
   `  nd=$(mktemp -d "\${TMPDIR:-/tmp}/dsh-net.XXXXXX") || exit 125`,
   `  mkfifo "$nd/go" && exec ${NET_BLOCK_FD}<>"$nd/go" || { rm -rf "$nd"; exit 125; }`,
   'fi',
+  HOST_SOCKETS_PROGRAM,
   'first=1; want=0; keep=1; step=""; step2=""',
   'for a in "$@"; do',
   '  if [ "$first" = 1 ]; then set --; first=0; fi',
   '  if [ -n "$step" ]; then',
   '    p=$a; step2=$step; step=""; continue',
   '  fi',
+  ...HOST_SOCKETS_STEP,
   '  if [ "$step2" = open ]; then',
   '    case $p in *[!0-9]*|"") exit 125 ;; esac',
   '    eval "exec $p<"\\$a"" || exit 125; step2=""; continue',
@@ -99,6 +102,7 @@ export const SHIM = [
   `    ${IF_EXISTS}) step=if ;;`,
   `    ${IF_FILE}) step=file ;;`,
   `    ${OPEN_DIR}) step=open ;;`,
+  `    ${HOST_SOCKETS_SLOT}) step=sockets ;;`,
   `    ${SECCOMP_SLOT}) if [ -n "$seccomp" ]; then set -- "$@" --seccomp ${SECCOMP_FD}; fi ;;`,
   `    ${NET_SLOT}) if [ -n "$pasta" ]; then set -- "$@" --block-fd ${NET_BLOCK_FD}; fi ;;`,
   `    ${CGROUP_SLOT}) set -- "$@" --channel-fds ${CHANNEL_IN_FD},${CHANNEL_OUT_FD}; if [ -n "$dir" ]; then set -- "$@" --cgroup-fd ${CGROUP_FD}; fi ;;`,

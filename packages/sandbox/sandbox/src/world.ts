@@ -74,7 +74,7 @@ export function worldArgv(
     ...(start.exists ? { exists: start.exists } : {}),
     ...(start.unreadable ? { unreadable: start.unreadable } : {}),
     local: start.local ?? true,
-    ...(start.privateHome ? { homeArgs: start.privateHome.args } : {}),
+    ...(start.privateHome ? { homeArgs: start.privateHome.args, home: start.privateHome.home } : {}),
   });
   const limits = policy.limits ?? {};
   const pasta = policy.network && start.pasta ? start.pasta : null;

@@ -1,11 +1,12 @@
 /**
  * The host's own services, with the network off and on: a TCP server on the host's loopback, unix
- * sockets in /run and /var/run, an abstract unix socket of the host's network namespace, and the
+ * sockets in /run and /var/run and elsewhere on the disk (home, workspace), an abstract unix socket of the host's network namespace, and the
  * Docker daemon's socket where one runs. A world must reach none of them in any mode: with the
  * network on it keeps a network namespace of its own. The host's servers count connections.
  */
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import type { Attempt } from '../harness/dsh.js';
 import type { Host } from '../harness/host.js';
 import { abstractBait, type Bait, connectPy, tcpBait, unixBait } from '../harness/servers.js';
@@ -18,9 +19,16 @@ async function call(host: Host, command: string, network: boolean): Promise<Atte
   return network ? (await host.mcp({ network: true, log: false })).bash({ command }) : host.dshRun(command);
 }
 
-function baitRow(id: string, title: string, network: boolean, make: (host: Host) => Promise<Bait>): Row {
+function baitRow(
+  id: string,
+  title: string,
+  network: boolean,
+  make: (host: Host) => Promise<Bait>,
+  hostOptions?: Row['host'],
+): Row {
   return {
     id,
+    ...(hostOptions ? { host: hostOptions } : {}),
     klass: 'agents',
     title: `${title} (network ${network ? 'on' : 'off'})`,
     proof: "the host's server counts the connection",
@@ -100,7 +108,29 @@ export const socketRows: Row[] = [
         network,
         (host) => abstractBait(host, `dsh-rt-${host.nonce}`),
       ),
+      // A read-only bind does not stop connect(): sockets elsewhere on the host's disk, in the
+      // home the private one is seeded from, and in the workspace itself are masked one by one.
+      baitRow(
+        `agents-disk-socket${on}`,
+        'connect to a unix socket on the host disk (under /var/tmp)',
+        network,
+        (host) => unixBait(host, join(host.outside, 'bait.sock')),
+      ),
+      baitRow(`agents-home-socket${on}`, 'connect to a unix socket in ~/.cache', network, (host) =>
+        unixBait(host, join(host.dir(join(host.home, '.cache')), 'bait.sock')),
+      ),
+      baitRow(`agents-workspace-socket${on}`, 'connect to a host unix socket in the workspace', network, (host) =>
+        unixBait(host, join(host.ws, 'bait.sock')),
+      ),
     ];
   }),
+  // A workspace under /tmp is bound back into the world's fresh /tmp: its host sockets too.
+  baitRow(
+    'agents-tmp-workspace-socket',
+    'connect to a host unix socket in a workspace under /tmp',
+    false,
+    (host) => unixBait(host, join(host.ws, 'bait.sock')),
+    { workspaceUnderTmp: true },
+  ),
   dockerRow,
 ];
