@@ -6,6 +6,7 @@ export { isPidAlive, sweepDeadDirs } from './dead-dirs.js';
 export { settleWithin } from './deadline.js';
 export type { DshErrorCode, DshErrorOptions } from './errors.js';
 export { DSH_ERROR_CODES, DshError, isDshError } from './errors.js';
+export { hostHeaderAllowed, isLoopback, mintToken, tokenMatches } from './http-guard.js';
 export type { Owner } from './owner.js';
 export { createOwner, isOwner } from './owner.js';
 export type { PersistentServiceOptions } from './persistent-service.js';

@@ -13,6 +13,7 @@ import {
   type ToolInfo,
   type ToolResult,
 } from '@dsh/core';
+import type { JobInfo } from '@dsh/jobs';
 import type {} from '@dsh/sandbox';
 import type {} from '@dsh/terminal';
 import { CONFIG_KEYS, type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
@@ -60,6 +61,14 @@ export interface Dsh {
   dumpConfig(): Record<string, unknown>;
   /** Closes every terminal the agent holds and waits for their cleanup (jobs stay until teardown). */
   disposeAgent(agent: Owner): Promise<void>;
+  /**
+   * Ends everything the agent holds: its terminals closed, its queued and running jobs killed,
+   * its sandbox world ended (a later call of the agent gets a fresh one). For a front door whose
+   * session ended (`dsh mcp --http`).
+   */
+  endAgent(agent: Owner): Promise<void>;
+  /** Calls `listener` when any agent's background job ends; returns the unsubscribe. */
+  onJobEnd(listener: (owner: Owner, job: JobInfo) => void): () => void;
   /** Teardown: every process, job and PTY ended and joined. Idempotent. */
   dispose(): Promise<void>;
 }
@@ -232,6 +241,18 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       const terminals = composition.ctx.terminals;
       if (terminals) await terminals.disposeOwner(agent);
     },
+    endAgent: async (agent) => {
+      const { terminals, jobs } = composition.ctx;
+      const live = (jobs?.list(agent) ?? []).filter((j) => j.state === 'queued' || j.state === 'running');
+      await Promise.all([
+        terminals?.disposeOwner(agent),
+        ...live.map((j) => jobs?.kill(agent, j.id).catch(() => false)),
+      ]);
+      const policy = composition.ctx.has('sandboxPolicy') ? composition.ctx.get('sandboxPolicy') : undefined;
+      const scope = policy?.scopeIf(agent);
+      if (scope) await composition.ctx.sandbox?.disposeScope?.(scope);
+    },
+    onJobEnd: (listener) => composition.ctx.jobs?.onEnd(listener) ?? (() => undefined),
     onLogRecord: (listener) => log?.onRecord(listener) ?? (() => undefined),
     dumpConfig: () => dump(composition, preset, config, log, output, world),
     dispose: async () => {

@@ -97,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
       status = misplacedConnect(program) ?? (await runCommand(words, opts));
     });
   servedOptions(program.command('mcp'))
-    .description('serve a preset over MCP stdio (one connection = one agent)')
+    .description('serve a preset over MCP stdio (one connection = one agent), or over HTTP with --http')
     .addOption(
       new Option('--yield-ms <ms>', 'a foreground bash still running after this long becomes a background job')
         .argParser(positiveInt)
@@ -110,6 +110,23 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('--web-port <port>', 'port of that page (default: a free one)').argParser(portNumber))
     .addOption(new Option('--web-host <host>', 'address of that page (default 127.0.0.1)').argParser(listenHost))
     .option('--web-input', 'let the page type into terminals and run commands')
+    .option(
+      '--http',
+      'serve MCP over Streamable HTTP instead of stdio (one session = one agent; the URL goes to stderr)',
+    )
+    .addOption(
+      new Option('--host <host>', 'with --http: address to listen on (default 127.0.0.1)').argParser(listenHost),
+    )
+    .addOption(
+      new Option('--port <port>', 'with --http: port to listen on (default: a free one)').argParser(portNumber),
+    )
+    .addOption(new Option('--token-file <file>', 'with --http: read the token every request must carry from this file'))
+    .addOption(
+      new Option(
+        '--idle-ms <ms>',
+        'with --http: end a session idle this long, and its processes (default 1800000)',
+      ).argParser(positiveInt),
+    )
     .addHelpText('after', EXIT_HELP)
     .action(async (opts: McpOptions) => {
       status = misplacedConnect(program) ?? (await serveCommand(opts));

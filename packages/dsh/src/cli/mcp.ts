@@ -4,20 +4,23 @@
  * not). stdin EOF, SIGTERM, SIGINT and SIGHUP dispose the composition — every process, job and
  * PTY ended and joined — and the process exits within the grace period plus
  * {@link SHUTDOWN_MARGIN_MS}. With `--web`, the same composition is shown in a browser
- * (read-only unless `--web-input`); that server stops when the MCP server does.
+ * (read-only unless `--web-input`); that server stops when the MCP server does. With `--http`,
+ * the same over Streamable HTTP (mcp-http.ts).
  */
 import { DEFAULT_YIELD_MS, serveMcp } from '@dsh/mcp';
 import { serveWeb, type WebServer } from '@dsh/web';
 import type { Dsh } from '../compose.js';
 import { DSH_VERSION } from '../version.js';
-import { signalStatus } from './exit-codes.js';
+import { EXIT_USAGE, signalStatus } from './exit-codes.js';
+import { type McpHttpCliOptions, readToken, serveHttp } from './mcp-http.js';
 import { composeServed, fenceText, type ServedOptions, shutdownBudgetMs, untilStopped } from './serve.js';
 
 export { SHUTDOWN_MARGIN_MS } from './serve.js';
 
 /** Options of `dsh mcp`. */
-export interface McpOptions extends ServedOptions {
-  yieldMs?: number;
+export interface McpOptions extends ServedOptions, McpHttpCliOptions {
+  /** `--http`: serve over Streamable HTTP instead of stdio. */
+  http?: boolean;
   /** `--web`: also serve the page for this composition. */
   web?: boolean;
   /** `--web-port`. @default 0 (a free port) */
@@ -54,9 +57,27 @@ async function startWeb(dsh: Dsh, options: McpOptions): Promise<WebServer | null
 
 /** Serves until the client goes away or a signal comes; resolves to the exit status. */
 export async function serveCommand(options: McpOptions): Promise<number> {
+  const httpOnly = (['host', 'port', 'tokenFile', 'idleMs'] as const).filter((k) => options[k] !== undefined);
+  if (!options.http && httpOnly.length > 0) {
+    process.stderr.write(`dsh mcp: --${httpOnly[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --http.\n`);
+    return EXIT_USAGE;
+  }
+  if (options.http && options.web) {
+    process.stderr.write('dsh mcp: --web serves stdio sessions only; run dsh web beside dsh mcp --http.\n');
+    return EXIT_USAGE;
+  }
+  const token = options.http && options.tokenFile ? readToken(options.tokenFile) : undefined; // before anything starts
   const dsh = await composeServed(options, { preset: 'full' });
   const dump = dsh.dumpConfig();
   process.stderr.write(startLine(dump));
+  if (options.http) {
+    try {
+      return await serveHttp(dsh, options, token);
+    } catch (error) {
+      await dsh.dispose().catch(() => undefined);
+      throw error;
+    }
+  }
   let web: WebServer | null;
   try {
     web = await startWeb(dsh, options);

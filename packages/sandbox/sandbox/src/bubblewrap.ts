@@ -274,6 +274,16 @@ export class BubblewrapSandbox implements Sandbox {
     return this.disposing;
   }
 
+  async disposeScope(scope: string): Promise<void> {
+    const ending: Promise<void>[] = [];
+    for (const [key, w] of this.worlds) {
+      if ((w.policy.scope ?? '') !== scope) continue;
+      this.worlds.delete(key);
+      ending.push(w.dispose());
+    }
+    await Promise.all(ending);
+  }
+
   /** A scope's other worlds (an older policy) end once nothing runs in them. */
   private retireIdle(scope: string, keep: string): void {
     for (const [key, w] of this.worlds) {

@@ -191,6 +191,11 @@ export class SandboxPolicyService {
     };
   }
 
+  /** The world key of `owner` when it has one (it ran something confined), else null. */
+  scopeIf(owner: Owner): string | null {
+    return this.scopes.get(owner) ?? null;
+  }
+
   /** The opaque world key of `owner`: each agent its own world, never another's. */
   private scopeOf(owner: Owner): string {
     let scope = this.scopes.get(owner);

@@ -105,6 +105,8 @@ export interface Sandbox {
    * only when the world itself failed (its channel was lost), never from the command's text.
    */
   classify(evidence: RunEvidence, policy: ResolvedSandbox, world: World): SandboxFacts;
+  /** Ends every world of one scope (an agent that is gone) and joins them; a later run of the scope gets a new world. */
+  disposeScope?(scope: string): Promise<void>;
   /** Ends every world and joins it. Idempotent. */
   dispose(): Promise<void>;
 }
