@@ -106,7 +106,7 @@ export function sharesFiles(ctx: Ctx): boolean {
  * Writes `text` to a new private file (0600) in `dir` (made 0700); its path, or null when it
  * could not be written (or `dir` is null: no place the model can read).
  */
-export function saveText(dir: string | null, label: string, text: string): string | null {
+export function saveText(dir: string | null, label: string, text: string | Uint8Array): string | null {
   if (dir === null) return null;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });

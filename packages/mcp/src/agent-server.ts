@@ -157,12 +157,17 @@ export function agentServer(options: AgentServerOptions): { server: Server; rele
   const unsubscribe =
     host.onJobEnd?.((owner, job) => {
       if (owner !== agent) return;
+      // The session id picks the level the client set (HTTP keeps one per session; stdio has none).
+      const session = (server.transport as { sessionId?: string } | undefined)?.sessionId;
       void server
-        .sendLoggingMessage({
-          level: job.result?.ok === false || job.state !== 'succeeded' ? 'warning' : 'info',
-          logger: 'dsh.jobs',
-          data: { event: 'job_ended', job: job.id, title: job.title, state: job.state, message: jobEndedLine(job) },
-        })
+        .sendLoggingMessage(
+          {
+            level: job.result?.ok === false || job.state !== 'succeeded' ? 'warning' : 'info',
+            logger: 'dsh.jobs',
+            data: { event: 'job_ended', job: job.id, title: job.title, state: job.state, message: jobEndedLine(job) },
+          },
+          session,
+        )
         .catch(() => undefined);
     }) ?? (() => undefined);
   return { server, release: unsubscribe };

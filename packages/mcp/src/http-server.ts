@@ -21,7 +21,9 @@ import {
   DEFAULT_YIELD_MS,
   MCP_HTTP_BODY_MAX_BYTES,
   MCP_HTTP_IDLE_MS,
+  MCP_HTTP_MAX_CONNECTIONS,
   MCP_HTTP_MAX_SESSIONS,
+  MCP_HTTP_REQUEST_TIMEOUT_MS,
   MCP_HTTP_TOKEN_BYTES,
 } from './limits.js';
 
@@ -83,7 +85,8 @@ function originAllowed(origin: string | undefined, host: string | undefined): bo
 
 /** The token a request carries and the path after its `/t/TOKEN` prefix. */
 function presented(req: IncomingMessage): { token: string | null; path: string } {
-  const raw = (req.url ?? '').split('?')[0] ?? '';
+  let raw = (req.url ?? '').split('?')[0] ?? '';
+  if (/^https?:\/\//i.test(raw)) raw = new URL(raw).pathname; // the absolute form a proxy may send
   const inPath = /^\/t\/([^/]+)(\/.*)$/.exec(raw);
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? null;
   return inPath ? { token: inPath[1] as string, path: inPath[2] as string } : { token: bearer, path: raw };
@@ -136,6 +139,16 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   };
 
   const open = async (req: Request, parsed: unknown): Promise<Response> => {
+    if ((parsed as { method?: unknown } | undefined)?.method !== 'initialize') {
+      return Response.json(
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'No Mcp-Session-Id: POST an initialize request first.' },
+        },
+        { status: 400 },
+      );
+    }
     if (sessions.size + opening >= maxSessions) {
       return new Response(
         JSON.stringify({
@@ -203,6 +216,13 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     const url = `http://${req.headers.host ?? 'localhost'}${MCP_HTTP_PATH}`;
     const converted = await toWebRequest(req, url, gone.signal);
     if ('tooLarge' in converted) return refuse(res, 413, `Request body over ${MCP_HTTP_BODY_MAX_BYTES} bytes.`);
+    if (Array.isArray(converted.parsed)) {
+      return refuse(
+        res,
+        400,
+        'JSON-RPC batches are not supported (MCP 2025-11-25 has none): send one message per request.',
+      );
+    }
     const id = req.headers['mcp-session-id'];
     const session = typeof id === 'string' ? sessions.get(id) : undefined;
     let response: Response;
@@ -231,6 +251,11 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       else res.destroy();
     });
   });
+  // Bounds for clients that open connections and never finish a request: a connection cap
+  // (descriptors are shared with the agents' processes) and deadlines for headers and bodies.
+  server.maxConnections = MCP_HTTP_MAX_CONNECTIONS;
+  server.headersTimeout = MCP_HTTP_REQUEST_TIMEOUT_MS;
+  server.requestTimeout = MCP_HTTP_REQUEST_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, listenHost, () => resolve());

@@ -30,3 +30,7 @@ export const MCP_HTTP_EVENTS_MAX = 1_000;
 export const MCP_HTTP_BODY_MAX_BYTES = 4 * 1024 * 1024;
 /** Random bytes of a generated HTTP token (hex: twice as many characters). */
 export const MCP_HTTP_TOKEN_BYTES = 24;
+/** Open connections to `dsh mcp --http` at once: each holds a descriptor the agents' processes need too; past it new ones are dropped. */
+export const MCP_HTTP_MAX_CONNECTIONS = 1_024;
+/** How long a client may take to send a request's headers and body (not the response: event streams stay open). */
+export const MCP_HTTP_REQUEST_TIMEOUT_MS = 30_000;

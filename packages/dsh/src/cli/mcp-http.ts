@@ -66,9 +66,11 @@ export async function serveHttp(dsh: Dsh, options: McpHttpCliOptions, token?: st
       `dsh mcp: WARNING: listening on ${listenHost}, beyond loopback: anyone who can reach this port and has the token runs commands as ${process.env.USER ?? 'this user'}.\n`,
     );
   }
-  const bearer = options.tokenFile ? `the token in ${options.tokenFile}` : server.token;
+  // A token read from a file is never printed: the line names the file instead.
   process.stderr.write(
-    `dsh mcp: MCP over HTTP at ${server.url} (or ${server.endpoint} with Authorization: Bearer ${bearer})\n`,
+    options.tokenFile
+      ? `dsh mcp: MCP over HTTP at ${server.endpoint} with Authorization: Bearer TOKEN, or at ${server.endpoint.replace(/\/mcp$/, '/t/TOKEN/mcp')} (TOKEN: the one in ${options.tokenFile})\n`
+      : `dsh mcp: MCP over HTTP at ${server.url} (or ${server.endpoint} with Authorization: Bearer ${server.token})\n`,
   );
   const signal = await untilStopped(new Promise<never>(() => undefined));
   const status = signal ? signalStatus(signal) : 0;

@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 /** Starts `dsh mcp --http` with `args` and waits for its endpoint line. */
-export async function startHttp(args: string[] = []): Promise<HttpServer> {
+export async function startHttp(args: string[] = [], lineRe?: RegExp): Promise<HttpServer> {
   const home = tempDir('dsh-mcp-http-');
   const workspace = join(home, 'ws');
   mkdirSync(workspace);
@@ -49,6 +49,12 @@ export async function startHttp(args: string[] = []): Promise<HttpServer> {
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString();
   });
+  if (lineRe) {
+    // A token from a file is not printed: only the endpoint is known.
+    const found = await waitFor(() => lineRe.exec(err), 'endpoint line');
+    const endpoint = found[1] as string;
+    return { url: '', endpoint, token: '', port: Number(new URL(endpoint).port), workspace, child, stderr: () => err };
+  }
   const line = await waitFor(
     () => /MCP over HTTP at (\S+) \(or (\S+) with Authorization: Bearer (\S+)\)/.exec(err),
     'endpoint line',

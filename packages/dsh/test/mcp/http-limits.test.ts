@@ -4,12 +4,14 @@
  * without `--http`.
  */
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { serveMcpHttp } from '@dsh/mcp';
 import { compose } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOf, tempDir } from '../../../../test/support.js';
 import { BIN } from './helpers.js';
-import { INITIALIZE, POST_HEADERS, raw } from './http-helpers.js';
+import { INITIALIZE, POST_HEADERS, raw, startHttp } from './http-helpers.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -41,6 +43,25 @@ describe('dsh mcp --http limits', () => {
     expect(third.status).toBe(200);
   });
 
+  it('a batch is refused (400), and so is a first request that is not initialize (400, not the session limit)', async () => {
+    const dsh = await compose({ preset: 'minimal', config: { workspace: tempDir() } });
+    cleanup.push(() => dsh.dispose());
+    const server = await serveMcpHttp({ host: dsh, maxSessions: 1 });
+    cleanup.push(() => server.close());
+    const path = new URL(server.endpoint).pathname;
+    const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}`, host: `127.0.0.1:${server.port}` };
+    const batch = await raw(server.port, { path, headers, body: `[${INITIALIZE}]` });
+    expect(batch.status).toBe(400);
+    expect(batch.body).toMatch(/batches are not supported/);
+    expect((await raw(server.port, { path, headers, body: INITIALIZE })).status).toBe(200);
+    const ping = await raw(server.port, {
+      path,
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }),
+    });
+    expect(ping.status).toBe(400);
+  });
+
   it('bad options are typed errors', async () => {
     const dsh = await compose({ preset: 'minimal', config: { workspace: tempDir() } });
     cleanup.push(() => dsh.dispose());
@@ -67,5 +88,21 @@ describe('dsh mcp --http limits', () => {
     });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--token-file \/nonexistent\/token cannot be read/);
+  });
+
+  it('a token from --token-file works and is never printed', async () => {
+    const dir = tempDir('dsh-token-');
+    const secret = `tok-${'s3cr3t'.repeat(4)}`;
+    writeFileSync(join(dir, 'token'), `${secret}\n`, { mode: 0o600 });
+    const server = await startHttp(['--token-file', join(dir, 'token')], /MCP over HTTP at (\S+) with Authorization/);
+    expect(server.stderr()).not.toContain(secret);
+    const path = new URL(server.endpoint).pathname;
+    const host = `127.0.0.1:${server.port}`;
+    const ok = await raw(server.port, {
+      path,
+      headers: { ...POST_HEADERS, host, authorization: `Bearer ${secret}` },
+      body: INITIALIZE,
+    });
+    expect(ok.status).toBe(200);
   });
 });

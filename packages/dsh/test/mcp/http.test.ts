@@ -198,4 +198,57 @@ describe('dsh mcp --http', () => {
     expect(replayed).toContain('job_ended');
     expect(replayed).not.toContain(first);
   });
+
+  it('logging/setLevel holds per session: below the level nothing is sent', async () => {
+    const server = await startHttp();
+    const base = `http://127.0.0.1:${server.port}${new URL(server.endpoint).pathname}`;
+    const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}` };
+    const init = await fetch(base, { method: 'POST', headers, body: INITIALIZE });
+    const session = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    const post = async (body: object): Promise<string> =>
+      (await fetch(base, { method: 'POST', headers: inSession, body: JSON.stringify(body) })).text();
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(await post({ jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'warning' } })).toContain(
+      '"result":{}',
+    );
+    const stop = new AbortController();
+    const stream = await fetch(base, { headers: { ...inSession, accept: 'text/event-stream' }, signal: stop.signal });
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    let n = 10;
+    const run = async (command: string): Promise<string> => {
+      const text = await post({
+        jsonrpc: '2.0',
+        id: n++,
+        method: 'tools/call',
+        params: { name: 'bash', arguments: { command, run_in_background: true } },
+      });
+      const jobId = /"job_id":"(job-[^"]+)"/.exec(text)?.[1] as string;
+      await waitFor(async () => {
+        const out = await post({
+          jsonrpc: '2.0',
+          id: n++,
+          method: 'tools/call',
+          params: { name: 'job_output', arguments: { job_id: jobId } },
+        });
+        return /"state":"(succeeded|failed)"/.test(out);
+      }, `job ${jobId} ended`);
+      return jobId;
+    };
+    const quiet = await run('true'); // info: below the level
+    const loud = await run('exit 3'); // warning
+    let text = '';
+    try {
+      await waitFor(async () => {
+        const { value } = await reader.read();
+        text += new TextDecoder().decode(value ?? new Uint8Array());
+        return text.includes(loud);
+      }, 'the warning arrived');
+    } finally {
+      stop.abort();
+    }
+    expect(text).toContain('"level":"warning"');
+    expect(text).not.toContain(quiet);
+  });
 });

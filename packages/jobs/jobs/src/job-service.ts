@@ -179,6 +179,11 @@ export class JobService {
     if (typeof spec?.title !== 'string' || typeof spec.run !== 'function') {
       throw new DshError('INVALID_ARGUMENT', 'a job needs { title: string, run: () => JobRun }.');
     }
+    if (spec.startedAt !== undefined && !Number.isFinite(spec.startedAt)) {
+      throw new DshError('INVALID_ARGUMENT', 'a job\'s startedAt must be epoch milliseconds.', {
+        data: { field: 'startedAt' },
+      });
+    }
   }
 
   private register(owner: Owner, spec: JobSpec): Job {

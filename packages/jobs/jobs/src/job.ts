@@ -12,7 +12,7 @@ function errorText(error: unknown): string {
 /** A job and its lifecycle. */
 export class Job {
   state: JobState = 'queued';
-  readonly createdAt = Date.now();
+  readonly createdAt: number;
   startedAt: number | null = null;
   endedAt: number | null = null;
   result: JobResult | null = null;
@@ -29,7 +29,9 @@ export class Job {
     private readonly spec: JobSpec,
     /** Told when the job ends; `heldSlot` is false for a job that ended while still queued. */
     private readonly onEnd: (job: Job, heldSlot: boolean) => void,
-  ) {}
+  ) {
+    this.createdAt = Math.min(spec.startedAt ?? Date.now(), Date.now());
+  }
 
   get title(): string {
     return this.spec.title;
@@ -48,7 +50,7 @@ export class Job {
   begin(): void {
     if (this.state !== 'queued') return;
     this.state = 'running';
-    this.startedAt = Date.now();
+    this.startedAt = Math.min(this.spec.startedAt ?? Date.now(), Date.now());
     try {
       this.run = this.spec.run();
     } catch (error) {

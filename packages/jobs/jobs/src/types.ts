@@ -52,6 +52,8 @@ export interface JobSpec {
   title: string;
   /** Starts the work; called when a queue slot is free. A throw marks the job failed. */
   run: () => JobRun;
+  /** When the work really started, in epoch ms, for work adopted already running (its age counts from then). @default when the job begins */
+  startedAt?: number;
 }
 
 /** A job as listed. */

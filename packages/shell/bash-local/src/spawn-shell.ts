@@ -80,7 +80,9 @@ export function capture(reader: OutputReader | null): CapturedText {
     truncated: read.lossy,
     totalBytes: reader.totalBytes,
     spillPath: read.spillPath,
+    keptBytes: read.bytes,
   };
+  if (read.invalidUtf8) captured.raw = reader.readBytes(0);
   if (reader.spillError) captured.spillError = reader.spillError;
   return captured;
 }

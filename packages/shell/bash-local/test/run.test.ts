@@ -9,7 +9,7 @@ describe('LocalBashExecutor.run', () => {
     const ex = executor();
     const r = await ex.run(ex.resolve({ command: 'echo out; echo err >&2; exit 3' }));
     expect(r).toMatchObject({ exitCode: 3, signal: null, timedOut: false, aborted: false, startError: null });
-    expect(r.stdout).toEqual({ text: 'out\n', truncated: false, totalBytes: 4, spillPath: null });
+    expect(r.stdout).toEqual({ text: 'out\n', truncated: false, totalBytes: 4, spillPath: null, keptBytes: 4 });
     expect(r.stderr.text).toBe('err\n');
     expect(parseShellResult(renderShellResult(r))).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
   });

@@ -54,8 +54,10 @@ export interface CapturedText {
   spillPath: string | null;
   /** Why no complete copy could be written (a full disk: ENOSPC), when that is why there is none. */
   spillError?: string | null;
-  /** Bytes kept in memory when `text` is not them (a rendering that leaves the text out). @default the bytes of `text` */
+  /** Bytes kept in memory (decoded into `text`, or left out by a rendering). @default the bytes of `text` */
   keptBytes?: number;
+  /** The kept bytes as produced, when they are not valid UTF-8 (`text` then holds U+FFFD for what could not be decoded). */
+  raw?: Buffer;
 }
 
 /** Why the program did not start (missing workdir, …), as reported by ctx.subprocess. */

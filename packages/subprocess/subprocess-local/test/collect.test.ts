@@ -23,9 +23,30 @@ describe('collect', () => {
     expect(r.totalBytes).toBe(10_000);
     expect(r.settled).toBe(true);
     const all = r.read(0);
-    expect(all).toEqual({ text: pattern(9000, 10_000), nextOffset: 10_000, lossy: true, spillPath: null });
-    expect(r.read(9500)).toEqual({ text: pattern(9500, 10_000), nextOffset: 10_000, lossy: false, spillPath: null });
-    expect(r.read(10_000)).toEqual({ text: '', nextOffset: 10_000, lossy: false, spillPath: null });
+    expect(all).toEqual({
+      text: pattern(9000, 10_000),
+      nextOffset: 10_000,
+      lossy: true,
+      spillPath: null,
+      bytes: 1000,
+      invalidUtf8: false,
+    });
+    expect(r.read(9500)).toEqual({
+      text: pattern(9500, 10_000),
+      nextOffset: 10_000,
+      lossy: false,
+      spillPath: null,
+      bytes: 500,
+      invalidUtf8: false,
+    });
+    expect(r.read(10_000)).toEqual({
+      text: '',
+      nextOffset: 10_000,
+      lossy: false,
+      spillPath: null,
+      bytes: 0,
+      invalidUtf8: false,
+    });
     expect(() => r.read(10_001)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     expect(() => r.read(-1)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });

@@ -31,6 +31,10 @@ export class MirrorReader implements OutputReader {
     return { ...this.tail.read(offset), spillPath: this.spill };
   }
 
+  readBytes(offset: number): Buffer {
+    return this.tail.readBytes(offset);
+  }
+
   /** Bytes that arrived. */
   push(bytes: Buffer): void {
     this.tail.push(bytes);

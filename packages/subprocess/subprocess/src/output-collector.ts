@@ -3,6 +3,7 @@
  * counts every byte, optionally spills the whole stream to a private file, and serves
  * any number of independent, non-consuming readers.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -158,7 +159,12 @@ export class OutputCollector implements OutputReader {
     if (before !== null) for (const o of this.observers) o.spill?.(null, this.spillFailure);
   }
 
-  read(offset: number): OutputRead {
+  readBytes(offset: number): Buffer {
+    this.checkOffset(offset);
+    return Buffer.from(this.slice(Math.max(offset, this.tailStart)));
+  }
+
+  private checkOffset(offset: number): void {
     if (!Number.isSafeInteger(offset) || offset < 0 || offset > this.total) {
       throw new DshError(
         'INVALID_ARGUMENT',
@@ -166,6 +172,10 @@ export class OutputCollector implements OutputReader {
         { data: { offset, totalBytes: this.total } },
       );
     }
+  }
+
+  read(offset: number): OutputRead {
+    this.checkOffset(offset);
     const tailStart = this.tailStart;
     const lossy = offset < tailStart;
     let start = lossy ? tailStart : offset;
@@ -176,11 +186,14 @@ export class OutputCollector implements OutputReader {
       start += skip;
     }
     const usable = this.done ? bytes.length : completePrefixLength(bytes);
+    const decoded = bytes.subarray(0, usable);
     return {
-      text: bytes.toString('utf8', 0, usable),
+      text: decoded.toString('utf8'),
       nextOffset: start + usable,
       lossy,
       spillPath: this.spillPath,
+      bytes: usable,
+      invalidUtf8: !isUtf8(decoded),
     };
   }
 

@@ -67,6 +67,10 @@ export interface OutputRead {
   lossy: boolean;
   /** Path of the complete stream on disk, while it is complete; else null. */
   spillPath: string | null;
+  /** Bytes of the stream decoded into `text`. */
+  bytes: number;
+  /** Those bytes are not valid UTF-8: `text` holds U+FFFD for what could not be decoded ({@link OutputReader.readBytes} has them as produced). */
+  invalidUtf8: boolean;
 }
 
 /** Independent, non-consuming reader of a collected stream. */
@@ -76,6 +80,11 @@ export interface OutputReader {
    * @throws DshError `INVALID_ARGUMENT` when offset is not an integer in [0, totalBytes].
    */
   read(offset: number): OutputRead;
+  /**
+   * The kept bytes from byte `offset` (or from the start of the kept tail, when it slid past), as produced.
+   * @throws DshError `INVALID_ARGUMENT` when offset is not an integer in [0, totalBytes].
+   */
+  readBytes(offset: number): Buffer;
   /** Bytes the stream has produced so far (whole stream, not only the kept tail). */
   readonly totalBytes: number;
   /** True once the stream has ended (or was cut off after the post-exit drain). */

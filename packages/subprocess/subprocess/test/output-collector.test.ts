@@ -95,8 +95,8 @@ describe('OutputCollector', () => {
     const c = new OutputCollector({ maxBytes: 0 });
     c.push(Buffer.from('hello'));
     c.finish();
-    expect(c.read(0)).toEqual({ text: '', nextOffset: 5, lossy: true, spillPath: null });
-    expect(c.read(5)).toEqual({ text: '', nextOffset: 5, lossy: false, spillPath: null });
+    expect(c.read(0)).toEqual({ text: '', nextOffset: 5, lossy: true, spillPath: null, bytes: 0, invalidUtf8: false });
+    expect(c.read(5)).toEqual({ text: '', nextOffset: 5, lossy: false, spillPath: null, bytes: 0, invalidUtf8: false });
     expect(c.truncated).toBe(true);
   });
 

@@ -127,12 +127,16 @@ export function renderForModel(
   for (const name of ['stdout', 'stderr'] as const) {
     const stream = result[name];
     if (!plan.cut[name] || stream.truncated) continue; // a truncated stream already has its note
-    const path = saveText(options.spillDir, `${name}.shown`, stream.text);
+    // Output that is not UTF-8 text is saved as the bytes it was (the shown text is decoded).
+    const raw = stream.raw;
+    const path = saveText(options.spillDir, raw ? `${name}.bytes` : `${name}.shown`, raw ?? stream.text);
     saved[name] = path;
     notes.push(
-      path
-        ? `only the end of ${name} is shown here; all of it is in ${path} ${readHint}`
-        : `only the end of ${name} is shown here, and a complete copy could not be written`,
+      !path
+        ? `only the end of ${name} is shown here, and a complete copy could not be written`
+        : raw
+          ? `only the end of ${name} is shown here, decoded (it is not UTF-8 text: � stands for bytes that are not); all ${raw.length} bytes, as produced, are in ${path} (read it with od, xxd or file)`
+          : `only the end of ${name} is shown here; all of it is in ${path} ${readHint}`,
     );
   }
   const text = renderShellResult(result, { maxChars, notes });

@@ -101,7 +101,11 @@ function handOver(
   tail: OutputTail,
   elapsedMs: number,
 ): ToolResult {
-  const jobId = jobs.adopt(context.owner, { title: spec.command, run: () => jobRunOf(proc, sharesFiles(context.ctx)) });
+  const jobId = jobs.adopt(context.owner, {
+    title: spec.command,
+    run: () => jobRunOf(proc, sharesFiles(context.ctx)),
+    startedAt: Date.now() - elapsedMs, // the command's age counts from its start, not from the yield
+  });
   const note = `[note: still running after ${Math.round(elapsedMs / 1000)} s, so it goes on as background job ${jobId}; its ${spec.timeoutMs} ms deadline still applies. Read what follows with job_output {"job_id":"${jobId}"}; stop it with job_kill.]`;
   const shown = tail.render();
   return {
