@@ -4,10 +4,13 @@
  * terminals and jobs run in the container with its paths; there is no bubblewrap there, so a
  * restricted mode refuses with SANDBOX_UNAVAILABLE and the fix.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DockerWorld, startDockerWorld } from '../../../test/docker.js';
 
+const BIN = fileURLToPath(new URL('../bin/dsh.js', import.meta.url));
 let engine: DockerWorld;
 const open: Dsh[] = [];
 beforeAll(async () => {
@@ -57,5 +60,15 @@ describe('remote world in a Docker container', () => {
     expect(r.isError).toBe(true);
     expect((r.data as { error: { code: string } }).error.code).toBe('SANDBOX_UNAVAILABLE');
     expect(r.text).toContain('on the remote machine; install bubblewrap');
+  });
+
+  it('dsh run exits 3 there for a restricted mode (no fence: nothing ran), not 2 (bad usage)', () => {
+    const r = spawnSync(
+      process.execPath,
+      [BIN, 'run', '--no-log', '--sandbox', 'workspace-write', '--connect', engine.argv.join(' '), '--', 'true'],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    expect(r.status, r.stderr + r.stdout).toBe(3);
+    expect(r.stdout + r.stderr).toContain('install bubblewrap');
   });
 });

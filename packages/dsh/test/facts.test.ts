@@ -68,4 +68,21 @@ describe('result facts', () => {
     // Started before the yield (1.5 s into the call), not at it.
     expect((info.startedAt as number) - before).toBeLessThan(1500);
   });
+
+  it('a deadline over the limit is lowered and the result says so', async () => {
+    const { dsh } = await open();
+    const r = await dsh.tools.call(dsh.createAgent('t'), 'bash', { command: 'echo hi', timeout_ms: 1e12 });
+    expect(r.isError).toBe(false);
+    expect(r.text).toMatch(/timeout_ms 1000000000000 is over the limit: the command has 600000 ms/);
+    const ok = await dsh.tools.call(dsh.createAgent('t'), 'bash', { command: 'echo hi', timeout_ms: 5000 });
+    expect(ok.text).not.toContain('over the limit');
+  });
+
+  it('a blank command is refused as blank', async () => {
+    const { dsh } = await open();
+    const r = await dsh.tools.call(dsh.createAgent('t'), 'bash', { command: '  \t ' });
+    expect(r.isError).toBe(true);
+    expect((r.data.error as { code: string }).code).toBe('INVALID_ARGUMENT');
+    expect(r.text).toContain('the command is blank');
+  });
 });

@@ -14,6 +14,22 @@ import { BIN, connect } from './mcp/helpers.js';
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
 describe('session log', () => {
+  it('log list is oldest first by start, also when an older session was written to last', () => {
+    const root = tempDir('dsh-log-order-');
+    const make = (id: string): string => {
+      const dir = join(root, '2026-12-01', id);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const file = join(dir, 'session.jsonl');
+      writeFileSync(file, `${JSON.stringify({ type: 'session_start', session: id })}\n`, { mode: 0o600 });
+      return file;
+    };
+    const older = make('20261201T100000Z-bbbbbb');
+    make('20261201T110000Z-aaaaaa');
+    const late = new Date(Date.now() + 60_000);
+    utimesSync(older, late, late); // the older session wrote last
+    expect(listSessions(root).map((s) => s.id)).toEqual(['20261201T100000Z-bbbbbb', '20261201T110000Z-aaaaaa']);
+  });
+
   it('the log of an MCP session, decompressed with zstdcat, gives back the exit codes the calls returned', async () => {
     const c = await connect({ args: ['--sandbox', 'danger-full-access'] });
     const returned: number[] = [];

@@ -7,6 +7,8 @@ import { constants } from 'node:os';
 export const EXIT_INTERNAL = 1;
 /** Bad usage: an unknown option, a bad value, a missing workdir. */
 export const EXIT_USAGE = 2;
+/** `dsh run`: the sandbox mode asked for has no fence here (SANDBOX_UNAVAILABLE): nothing ran. */
+export const EXIT_NO_SANDBOX = 3;
 /** The command timed out, as coreutils' `timeout` reports it. */
 export const EXIT_TIMEOUT = 124;
 /** The command could not start (like a shell's "not found"). */
@@ -26,6 +28,7 @@ export function exitStatusOf(result: { isError: boolean; data: Record<string, un
   if (typeof d.exit_code === 'number') return d.exit_code;
   if (typeof d.signal === 'string') return signalStatus(d.signal);
   if (d.start_error) return EXIT_START_FAILED;
+  if ((d.error as { code?: string } | undefined)?.code === 'SANDBOX_UNAVAILABLE') return EXIT_NO_SANDBOX;
   return result.isError ? EXIT_USAGE : EXIT_INTERNAL;
 }
 
@@ -33,7 +36,8 @@ export function exitStatusOf(result: { isError: boolean; data: Record<string, un
 export const EXIT_HELP = `
 Exit status:
   dsh run   the command's own status (0-255); ${EXIT_TIMEOUT} when it timed out; ${EXIT_SIGNAL_BASE}+n when signal n
-            killed it (or dsh, e.g. 130 for Ctrl-C); ${EXIT_START_FAILED} when it could not start; ${EXIT_USAGE} for bad usage
+            killed it (or dsh, e.g. 130 for Ctrl-C); ${EXIT_START_FAILED} when it could not start; ${EXIT_USAGE} for bad usage;
+            ${EXIT_NO_SANDBOX} when the --sandbox mode has no fence here (nothing ran)
   dsh mcp   0 when the client closed stdin; ${EXIT_SIGNAL_BASE}+n after signal n (SIGTERM 143, SIGINT 130, SIGHUP 129);
             ${EXIT_INTERNAL} when it could not start; ${EXIT_USAGE} for bad usage
   dsh web   ${EXIT_SIGNAL_BASE}+n after signal n (Ctrl-C 130); ${EXIT_INTERNAL} when it could not start (e.g. the port is taken)

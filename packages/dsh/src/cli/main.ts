@@ -64,7 +64,11 @@ export async function main(argv: string[]): Promise<number> {
     .description('dsh: the command-execution stack for AI agents')
     .version(DSH_VERSION, '-V, --version', 'print the dsh version')
     .option('--dump-config', 'print the composition (plugins, services, tools, resolved config) as JSON')
-    .addOption(new Option('--preset <preset>', 'preset for --dump-config').argParser(presetName).default('base'))
+    .addOption(
+      new Option('--preset <preset>', 'preset for --dump-config (dsh mcp and dsh web take their own, default full)')
+        .argParser(presetName)
+        .default('base'),
+    )
     .addOption(connectOption())
     .addHelpText('after', EXIT_HELP)
     .exitOverride()
@@ -153,7 +157,7 @@ export async function main(argv: string[]): Promise<number> {
   const log = program.command('log').description('read session logs');
   log
     .command('list')
-    .description('list the sessions, oldest first')
+    .description('list the sessions, oldest first (by start)')
     .addOption(logDirOption())
     .action((opts: { logDir?: string }) => {
       status = listCommand(opts);

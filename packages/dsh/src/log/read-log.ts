@@ -95,5 +95,6 @@ export function listSessions(root: string): SessionSummary[] {
     if (!path) continue;
     out.push({ id: s.id, day: s.day, path, status: path.endsWith('.zstd') ? 'ended' : 'open', bytes: s.bytes });
   }
-  return out;
+  // Oldest first by when each started (an id begins with its start time), not by its last write.
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -5,12 +5,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseShellResult } from '@dsh/shell';
 import { describe, expect, it } from 'vitest';
 import { connect, ERAS, isAlive, textOf, waitFor } from './helpers.js';
 
 /** Ceiling on what `tools/list` costs a model for the full preset (names, descriptions, input schemas). */
 const TOOLS_LIST_BUDGET_CHARS = 10_000;
+const README = readFileSync(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
 
 describe.each(ERAS)('dsh mcp (%s era)', (era) => {
   it('lists the full preset with input and output schemas, annotations, within the token budget', async () => {
@@ -46,6 +48,10 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
       tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
     );
     expect(cost.length).toBeLessThanOrEqual(TOOLS_LIST_BUDGET_CHARS);
+    // The README's figure is the measured one (within 5 %).
+    const said = /`tools\/list` for the full preset costs about ([\d,]+) characters/.exec(README)?.[1];
+    expect(said, 'the README names the cost of tools/list').toBeTruthy();
+    expect(Math.abs(Number(said?.replace(/,/g, '')) - cost.length) / cost.length).toBeLessThanOrEqual(0.05);
   });
 
   it('a bash call returns the rendered text with its marker, isError, and the facts as structuredContent', async () => {

@@ -7,7 +7,11 @@ import { z } from 'zod';
 /** Arguments of `bash`. */
 export const bashArgs = z
   .object({
-    command: z.string().trim().min(1).describe('Bash source, run with bash -c.'),
+    command: z
+      .string()
+      .trim()
+      .min(1, 'the command is blank (empty or only whitespace): give the bash source to run')
+      .describe('Bash source, run with bash -c.'),
     timeout_ms: z
       .number()
       .int()

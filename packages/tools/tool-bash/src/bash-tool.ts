@@ -138,6 +138,12 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
         ...(escalated ? { env: escalatedEnv(choice.sandbox?.writableRoots ?? [options.workspace]) } : {}),
       });
       const jobs = ctx.has('jobs') ? ctx.get('jobs') : undefined;
+      // A deadline past the limit is lowered to it, and the result says so.
+      const clamped =
+        args.timeout_ms !== undefined && spec.timeoutMs < args.timeout_ms
+          ? `timeout_ms ${args.timeout_ms} is over the limit: the command has ${spec.timeoutMs} ms; for longer work use run_in_background`
+          : null;
+      if (clamped) choice.notes.push(clamped);
       if (!args.run_in_background) {
         return runForeground({
           shell,
@@ -165,7 +171,7 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
       }
       const queued = info.state === 'queued' ? ' It is queued behind your other running jobs.' : '';
       return {
-        text: `Started background job ${jobId}.${queued} Read its output with job_output {"job_id":"${jobId}"}; stop it with job_kill.`,
+        text: `Started background job ${jobId}.${queued} Read its output with job_output {"job_id":"${jobId}"}; stop it with job_kill.${clamped ? `\n[note: ${clamped}]` : ''}`,
         isError: false,
         data: { job_id: jobId, state: info.state },
       };
