@@ -180,7 +180,7 @@ export class JobService {
       throw new DshError('INVALID_ARGUMENT', 'a job needs { title: string, run: () => JobRun }.');
     }
     if (spec.startedAt !== undefined && !Number.isFinite(spec.startedAt)) {
-      throw new DshError('INVALID_ARGUMENT', 'a job\'s startedAt must be epoch milliseconds.', {
+      throw new DshError('INVALID_ARGUMENT', "a job's startedAt must be epoch milliseconds.", {
         data: { field: 'startedAt' },
       });
     }
