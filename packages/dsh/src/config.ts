@@ -137,7 +137,8 @@ export const CONFIG_KEYS = [
   'world',
   'acp',
 ];
-const NESTED: Record<string, readonly string[]> = {
+/** The keys of each section of `config`. */
+export const CONFIG_SECTIONS: Readonly<Record<string, readonly string[]>> = {
   sandbox: ['mode', 'network', 'bwrapPath', 'denyRead', 'allowWrite', 'limits', 'tmpBytes', 'privateHome'],
   shell: ['timeoutMs', 'maxTimeoutMs', 'maxOutputBytes', 'spillDir', 'maxSpillBytes', 'graceMs'],
   jobs: ['maxRunningPerOwner', 'maxQueuedPerOwner', 'retainCount', 'retainMs'],
@@ -172,7 +173,7 @@ function objectOr<T>(value: unknown, field: string, fallback: T): T {
 export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   const c = objectOr<DshConfig>(config, 'config', {});
   checkKeys(c as Record<string, unknown>, CONFIG_KEYS, 'config', { preset: 'the top-level option preset' });
-  for (const [key, valid] of Object.entries(NESTED)) {
+  for (const [key, valid] of Object.entries(CONFIG_SECTIONS)) {
     const value = (c as Record<string, unknown>)[key];
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       checkKeys(value as Record<string, unknown>, valid, `config.${key}`);

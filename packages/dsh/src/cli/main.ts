@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { compose } from '../compose.js';
 import type { PresetName } from '../presets.js';
 import { DSH_VERSION } from '../version.js';
+import { checkCommand, schemaCommand } from './config-command.js';
 import { EXIT_HELP, EXIT_INTERNAL, EXIT_USAGE } from './exit-codes.js';
 import { listCommand, showCommand } from './log.js';
 import { type McpOptions, serveCommand } from './mcp.js';
@@ -38,6 +39,12 @@ const connectOption = (): Option =>
     "run commands on another machine over this channel, e.g. 'ssh -T host', 'docker exec -i ctr', 'kubectl exec -i pod --' (Node.js 20+ needed there)",
   ).argParser(connectArgv);
 
+const configOption = (): Option =>
+  new Option(
+    '--config <file>',
+    'the config file (default: $DSH_CONFIG, else ~/.config/dsh/config.json when it exists); flags override it',
+  );
+
 const logDirOption = (): Option =>
   new Option('--log-dir <dir>', 'session log root (default ~/.dsh/sessions)').argParser(directory);
 
@@ -47,10 +54,12 @@ function servedOptions(command: Command): Command {
     .addOption(new Option('--preset <preset>', 'base, full or minimal').argParser(presetName).default('full'))
     .addOption(new Option('--workspace <dir>', 'workspace root (default: the current directory)').argParser(directory))
     .addOption(
-      new Option('--sandbox <mode>', 'read-only, workspace-write or danger-full-access')
-        .argParser(sandboxMode)
-        .default('workspace-write'),
+      new Option(
+        '--sandbox <mode>',
+        "read-only, workspace-write or danger-full-access (default: the config file's, else workspace-write)",
+      ).argParser(sandboxMode),
     )
+    .addOption(configOption())
     .option(
       '--network',
       'let sandboxed commands reach the network: outbound through a network namespace of their own (pasta; as root), never the host loopback or /run sockets',
@@ -89,10 +98,12 @@ export async function main(argv: string[]): Promise<number> {
     .option('--workdir <dir>', 'working directory (relative to the current directory)')
     .option('--json', 'print the result as JSON ({ text, isError, data })')
     .addOption(
-      new Option('--sandbox <mode>', 'read-only, workspace-write (the current directory) or danger-full-access')
-        .argParser(sandboxMode)
-        .default('danger-full-access'),
+      new Option(
+        '--sandbox <mode>',
+        "read-only, workspace-write (the current directory) or danger-full-access (default: the config file's, else danger-full-access)",
+      ).argParser(sandboxMode),
     )
+    .addOption(configOption())
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
     .addOption(connectOption())
@@ -153,6 +164,20 @@ export async function main(argv: string[]): Promise<number> {
     .addHelpText('after', EXIT_HELP)
     .action(async (opts: WebCliOptions) => {
       status = misplacedConnect(program) ?? (await webCommand(opts));
+    });
+  const config = program.command('config').description('the config file the front doors read');
+  config
+    .command('schema')
+    .description("print the config file's JSON Schema")
+    .action(() => {
+      status = schemaCommand();
+    });
+  config
+    .command('check')
+    .description('check a config file (default: the one dsh mcp, run and web would read here, and .dsh/config.json)')
+    .argument('[file]', 'the file to check')
+    .action((file: string | undefined) => {
+      status = checkCommand(file);
     });
   const log = program.command('log').description('read session logs');
   log

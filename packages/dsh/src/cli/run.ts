@@ -3,10 +3,10 @@
  * ctx.subprocess), printed as the rendered result; exits with the command's status.
  */
 import type { SandboxMode } from '@dsh/sandbox';
-import { compose } from '../compose.js';
 import { DEFAULT_SESSION_ROOT } from '../log/session-log.js';
 import { exitStatusOf, signalStatus } from './exit-codes.js';
 import { progressLine } from './progress-line.js';
+import { composeLayered } from './serve.js';
 
 /** How `dsh run` names the bash tool's arguments in notes: its own flags. */
 export const RUN_ARG_NAMES = { timeout_ms: '--timeout', workdir: '--workdir', run_in_background: null } as const;
@@ -25,22 +25,23 @@ export interface RunOptions {
   log?: boolean;
   /** `--connect`: the channel argv of a remote world. */
   connect?: string[];
+  /** `--config FILE`. */
+  config?: string;
 }
 
 /** Runs the command; resolves to the exit status. */
 export async function runCommand(words: string[], options: RunOptions): Promise<number> {
-  const sessionLog = options.log === false ? undefined : { dir: options.logDir ?? DEFAULT_SESSION_ROOT };
-  const dsh = await compose({
-    preset: 'base',
-    config: {
-      sandbox: { mode: options.sandbox ?? 'danger-full-access' },
+  const dsh = await composeLayered(
+    'base',
+    {
+      sandbox: { mode: 'danger-full-access' },
       // One command: it is born inside its cgroup, so a kill -9 of dsh run at any moment ends it
       // too (with `auto`, what it forked before the move could outlive a host killed just then).
       subprocess: { containment: 'strict' },
-      ...(sessionLog ? { sessionLog } : {}),
-      ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
+      sessionLog: { dir: DEFAULT_SESSION_ROOT },
     },
-  });
+    options,
+  );
   const agent = dsh.createAgent('cli');
   const abort = new AbortController();
   let stoppedBy: NodeJS.Signals | null = null;

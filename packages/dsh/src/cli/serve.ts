@@ -4,8 +4,10 @@
  */
 import type { SandboxMode } from '@dsh/sandbox';
 import { compose, type Dsh } from '../compose.js';
+import type { DshConfig } from '../config.js';
 import { DEFAULT_SESSION_ROOT } from '../log/session-log.js';
 import type { PresetName } from '../presets.js';
+import { layeredConfig } from './config-file.js';
 
 /** Past the composition's grace, shutdown gets this long before the process exits regardless. */
 export const SHUTDOWN_MARGIN_MS = 2_000;
@@ -14,6 +16,7 @@ export const SHUTDOWN_MARGIN_MS = 2_000;
 export interface ServedOptions {
   preset?: PresetName;
   workspace?: string;
+  /** `--sandbox`; unset: the config file's, else workspace-write. */
   sandbox?: SandboxMode;
   network?: boolean;
   logDir?: string;
@@ -21,23 +24,60 @@ export interface ServedOptions {
   log?: boolean;
   /** `--connect`: the channel argv of a remote world. */
   connect?: string[];
+  /** `--config FILE`: the user's config file (else DSH_CONFIG, else ~/.config/dsh/config.json). */
+  config?: string;
+}
+
+/** What the flags given say, as config (flags override the config files). */
+export function flagConfig(options: ServedOptions): DshConfig {
+  const sandbox = {
+    ...(options.sandbox ? { mode: options.sandbox } : {}),
+    ...(options.network ? { network: true } : {}),
+  };
+  return {
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(Object.keys(sandbox).length > 0 ? { sandbox } : {}),
+    ...(options.logDir ? { sessionLog: { dir: options.logDir } } : {}),
+    ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
+  };
+}
+
+/**
+ * Composes with `defaults`, the config files and the flags (config-file.ts); `--no-log` keeps no
+ * session log whatever a file says. The dump names the files read and each value's source.
+ */
+export async function composeLayered(preset: PresetName, defaults: DshConfig, options: ServedOptions): Promise<Dsh> {
+  const layered = layeredConfig({
+    defaults,
+    flags: flagConfig(options),
+    ...(options.config ? { configFlag: options.config } : {}),
+  });
+  const config = { ...layered.config };
+  if (options.log === false) {
+    delete config.sessionLog;
+    layered.sources.sessionLog = 'flags';
+    delete layered.sources['sessionLog.dir'];
+  }
+  const dsh = await compose({ preset, config });
+  return {
+    ...dsh,
+    dumpConfig: () => ({ ...dsh.dumpConfig(), configFiles: layered.files, configSources: layered.sources }),
+  };
 }
 
 /** Composes what a server serves. */
 export function composeServed(options: ServedOptions, defaults: { preset: PresetName }): Promise<Dsh> {
-  const sessionLog = options.log === false ? undefined : { dir: options.logDir ?? DEFAULT_SESSION_ROOT };
-  return compose({
-    preset: options.preset ?? defaults.preset,
-    config: {
-      ...(options.workspace ? { workspace: options.workspace } : {}),
-      sandbox: { mode: options.sandbox ?? 'workspace-write', network: options.network === true },
+  return composeLayered(
+    options.preset ?? defaults.preset,
+    {
+      sandbox: { mode: 'workspace-write', network: false },
       // Each child is born inside its tree's cgroup: a kill -9 of the server at any moment ends what
       // it started (with `auto`, a command killed just after it forked stayed in the host's nursery).
       subprocess: { containment: 'strict' },
-      ...(sessionLog ? { sessionLog } : {}),
-      ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
+      sessionLog: { dir: DEFAULT_SESSION_ROOT },
     },
-  });
+    options,
+  );
 }
 
 /**

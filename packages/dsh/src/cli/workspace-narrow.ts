@@ -1,0 +1,105 @@
+/**
+ * A workspace's `.dsh/config.json` may only narrow what the user's own config allows: a
+ * repository someone else wrote must not widen the fence of the agent working in it. It may ask
+ * for a stricter sandbox mode, turn the network off, hide more paths (`denyRead` is added to),
+ * and lower limits and deadlines; any other key (agents, worlds, writable paths, the log, the
+ * output place) is refused, naming the key and where it belongs.
+ */
+
+import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '@dsh/bash-local';
+import { DshError } from '@dsh/core';
+import { DEFAULT_DENY_READ, defaultWorldLimits, isWider, type SandboxMode, WORLD_TMP_BYTES } from '@dsh/sandbox';
+import type { DshConfig } from '../config.js';
+
+/** The keys a workspace file may set, by section. */
+const NARROWING: Readonly<Record<string, readonly string[]>> = {
+  sandbox: ['mode', 'network', 'denyRead', 'limits', 'tmpBytes'],
+  shell: ['timeoutMs', 'maxTimeoutMs'],
+};
+
+function refuse(file: string, field: string, why: string): never {
+  throw new DshError(
+    'INVALID_ARGUMENT',
+    `${file}: "${field}" ${why}; a workspace file may only narrow (stricter sandbox.mode, sandbox.network false, more sandbox.denyRead, lower limits and deadlines): put it in your own config file (~/.config/dsh/config.json) or pass a flag.`,
+    { data: { file, field } },
+  );
+}
+
+/** `value` must not be above `ceiling` (null: no ceiling). */
+function atMost(file: string, field: string, value: unknown, ceiling: number | null): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) refuse(file, field, 'must be a number');
+  if (ceiling !== null && value > ceiling) refuse(file, field, `is ${value}, above the ${ceiling} allowed`);
+  return value;
+}
+
+/**
+ * The narrowing `ws` asks for, checked against `effective` (defaults and the user's file).
+ * @throws DshError `INVALID_ARGUMENT` naming the key that would widen or is not allowed.
+ */
+export function narrowByWorkspace(effective: DshConfig, ws: DshConfig, file: string): DshConfig {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [section, value] of Object.entries(ws as Record<string, unknown>)) {
+    const allowed = NARROWING[section];
+    if (!allowed) refuse(file, section, 'is not allowed in a workspace file');
+    for (const key of Object.keys(value as Record<string, unknown>)) {
+      if (!allowed.includes(key)) refuse(file, `${section}.${key}`, 'is not allowed in a workspace file');
+    }
+    out[section] = {};
+  }
+  const sandbox = ws.sandbox ?? {};
+  const had = effective.sandbox ?? {};
+  if (sandbox.mode !== undefined) {
+    const current: SandboxMode = had.mode ?? 'workspace-write';
+    if (isWider(sandbox.mode, current)) refuse(file, 'sandbox.mode', `is ${sandbox.mode}, wider than ${current}`);
+    (out.sandbox as Record<string, unknown>).mode = sandbox.mode;
+  }
+  if (sandbox.network !== undefined) {
+    if (sandbox.network !== false && had.network !== true) refuse(file, 'sandbox.network', 'would turn the network on');
+    (out.sandbox as Record<string, unknown>).network = sandbox.network;
+  }
+  if (sandbox.denyRead !== undefined) {
+    // Added to the list in force (the default list when none was given): never a shorter one.
+    (out.sandbox as Record<string, unknown>).denyRead = [...(had.denyRead ?? DEFAULT_DENY_READ), ...sandbox.denyRead];
+  }
+  if (sandbox.limits !== undefined) {
+    const defaults = defaultWorldLimits();
+    const limits: Record<string, number> = {};
+    for (const [key, value] of Object.entries(sandbox.limits)) {
+      const k = key as 'pids' | 'memoryBytes';
+      const current = had.limits?.[k];
+      limits[k] = atMost(
+        file,
+        `sandbox.limits.${k}`,
+        value,
+        current === null ? null : (current ?? defaults[k] ?? null),
+      );
+    }
+    (out.sandbox as Record<string, unknown>).limits = limits;
+  }
+  if (sandbox.tmpBytes !== undefined) {
+    (out.sandbox as Record<string, unknown>).tmpBytes = atMost(
+      file,
+      'sandbox.tmpBytes',
+      sandbox.tmpBytes,
+      had.tmpBytes ?? WORLD_TMP_BYTES,
+    );
+  }
+  const shell = ws.shell ?? {};
+  if (shell.timeoutMs !== undefined) {
+    (out.shell as Record<string, unknown>).timeoutMs = atMost(
+      file,
+      'shell.timeoutMs',
+      shell.timeoutMs,
+      effective.shell?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+  }
+  if (shell.maxTimeoutMs !== undefined) {
+    (out.shell as Record<string, unknown>).maxTimeoutMs = atMost(
+      file,
+      'shell.maxTimeoutMs',
+      shell.maxTimeoutMs,
+      effective.shell?.maxTimeoutMs ?? DEFAULT_MAX_TIMEOUT_MS,
+    );
+  }
+  return out as DshConfig;
+}
