@@ -29,6 +29,7 @@ export {
   scrubbedParentEnv,
 } from '@dsh/subprocess';
 export { LocalSubprocessRuntime } from '@dsh/subprocess-local';
+export { CONFIG_SCHEMA } from './cli/config-schema.js';
 export {
   EXIT_INTERNAL,
   EXIT_SIGNAL_BASE,
@@ -42,7 +43,6 @@ export type { ComposeOptions, Dsh } from './compose.js';
 export { compose } from './compose.js';
 export type { DshConfig, EscalationRequest, ResolvedDshConfig } from './config.js';
 export { CONFIG_KEYS, CONFIG_SECTIONS, resolveDshConfig } from './config.js';
-export { CONFIG_SCHEMA } from './cli/config-schema.js';
 export type { LogRecord, SessionRead, SessionSummary } from './log/read-log.js';
 export { listSessions, locateSession, readSession } from './log/read-log.js';
 export { SESSION_RETAIN_BYTES, SESSION_RETAIN_MS, sweepSessions } from './log/retention.js';
