@@ -34,7 +34,7 @@ export function acpPlugin(options: AcpPluginOptions): Plugin {
         workspace: options.workspace,
       });
       api.provide('acp', service);
-      api.registerTool(createAgentTaskTool());
+      api.registerTool(createAgentTaskTool(options.agents));
     },
   };
 }

@@ -22,6 +22,8 @@ export interface AcpAgentConfig {
   command: string[];
   /** Environment entries over the scrubbed parent environment (e.g. an API key the agent needs). @default {} */
   env?: Record<string, string>;
+  /** One line on what the agent is for: agent_task's schema shows it to the model. @default none */
+  description?: string;
 }
 
 /** Most ACP agents one composition may name. */
@@ -56,6 +58,11 @@ export class AcpService {
       ) {
         throw new DshError('INVALID_ARGUMENT', `ACP agent "${name}" needs a command argv of non-empty strings.`, {
           data: { field: `acp.agents.${name}.command` },
+        });
+      }
+      if (a.description !== undefined && typeof a.description !== 'string') {
+        throw new DshError('INVALID_ARGUMENT', `ACP agent "${name}": description must be a string.`, {
+          data: { field: `acp.agents.${name}.description` },
         });
       }
     }

@@ -1,6 +1,6 @@
 /**
  * One sub-agent task: the ACP agent is spawned through ctx.subprocess (stdin pipe, stdout pipe
- * carrying ndjson, stderr inherited), initialized as a client that serves files, permission and
+ * carrying ndjson, stderr collected for failure reports: agent-failure.ts), initialized as a client that serves files, permission and
  * v1 terminals, given one prompt in a new session; its updates are gathered (message, plan, tool
  * calls) until the prompt ends. A cancel sends `session/cancel`, then the tree is ended.
  */
@@ -10,13 +10,18 @@ import { type Approver, DshError, settleWithin } from '@dsh/core';
 import type { ResolvedSandbox } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
+import { ACP_STDERR_TAIL_BYTES, describeExit, watchStdout } from './agent-failure.js';
 import { filesOf } from './files.js';
 import { AcpTerminals } from './terminals.js';
 
 /** How long a cancelled agent may take to answer its prompt before its tree is ended. */
 export const ACP_CANCEL_GRACE_MS = 2_000;
-/** How long the agent may take to answer `initialize` and `session/new`. */
-export const ACP_START_TIMEOUT_MS = 30_000;
+/**
+ * How long the agent may take to answer `initialize` and `session/new` (an agent answers at
+ * once; one started through npx may first fetch itself). An exit, or output that is not
+ * JSON-RPC, ends the wait at once.
+ */
+export const ACP_START_TIMEOUT_MS = 15_000;
 
 /** What one task gave back. */
 export interface AgentTaskResult {
@@ -25,6 +30,8 @@ export interface AgentTaskResult {
   message: string;
   plan: { content: string; status: string }[];
   toolCalls: { id: string; title: string; status: string }[];
+  /** Set when the agent died during the turn: what it had produced is kept above. */
+  failure?: { message: string; exitCode: number | null; signal: string | null };
 }
 
 /** What a task needs from the composition. */
@@ -61,11 +68,13 @@ export async function runAgentTask(
     env,
     stdin: { kind: 'pipe' },
     stdout: { kind: 'pipe' },
-    stderr: { kind: 'inherit' },
+    stderr: { kind: 'collect', maxBytes: ACP_STDERR_TAIL_BYTES },
     graceMs: ACP_CANCEL_GRACE_MS,
   });
   const stdin = handle.stdin as NonNullable<typeof handle.stdin>;
-  const stdout = handle.stdout as NonNullable<typeof handle.stdout>;
+  let phase: 'starting' | 'running' = 'starting';
+  const { stream: stdout, notAcp } = watchStdout(handle.stdout as Readable, () => phase === 'starting');
+  const stderr = (): string => handle.stderrReader?.read(0).text ?? '';
   stdin.on('error', () => undefined);
   const terminals = new AcpTerminals(task.shell, () => task.sandbox, task.workspace);
   const files = filesOf(task.runtime);
@@ -139,7 +148,24 @@ export async function runAgentTask(
     Writable.toWeb(stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(stdout) as ReadableStream<Uint8Array>,
   );
-  let phase: 'starting' | 'running' = 'starting';
+  // The process ending (or proving not to be an ACP agent) is the failure it is, at once.
+  const ended = handle.exit.then((outcome) => {
+    throw new DshError(
+      phase === 'starting' ? 'ACP_START_FAILED' : 'ACP_AGENT_FAILED',
+      describeExit(outcome, stderr()),
+      {
+        data: { exitCode: outcome.exitCode, signal: outcome.signal },
+      },
+    );
+  });
+  ended.catch(() => undefined);
+  const foreign = notAcp.then((line) => {
+    throw new DshError(
+      'ACP_START_FAILED',
+      `it is not an ACP agent: its first output line was not JSON-RPC: ${JSON.stringify(line)}`,
+    );
+  });
+  foreign.catch(() => undefined);
   try {
     await app.connectWith(stream, async (ctx) => {
       const started = (async () => {
@@ -157,7 +183,7 @@ export async function runAgentTask(
       });
       started.catch(() => undefined);
       const session = await withTimeout(
-        Promise.race([started, abandoned]),
+        Promise.race([started, abandoned, ended, foreign]),
         ACP_START_TIMEOUT_MS,
         'no session within the start timeout',
       );
@@ -181,20 +207,31 @@ export async function runAgentTask(
           sessionId: session.sessionId,
           prompt: [{ type: 'text', text: prompt }],
         });
-        result.stopReason = (await Promise.race([turn, cancelled])).stopReason;
+        result.stopReason = (await Promise.race([turn, cancelled, ended])).stopReason;
       } finally {
         signal?.removeEventListener('abort', onAbort);
       }
     });
   } catch (error) {
-    if (error instanceof DshError && error.code !== 'ACP_TIMEOUT') throw error;
-    const why = error instanceof Error ? error.message : String(error);
-    throw phase === 'starting'
-      ? new DshError(
-          'ACP_START_FAILED',
-          `The ACP agent ${task.agentName} (${command.join(' ')}) did not start a session: ${why}.`,
-        )
-      : new DshError('ACP_AGENT_FAILED', `The ACP agent ${task.agentName} failed during the task: ${why}.`);
+    let why = error instanceof Error ? error.message : String(error);
+    if (phase === 'starting') {
+      if (error instanceof DshError && error.code !== 'ACP_TIMEOUT' && error.code !== 'ACP_START_FAILED') throw error;
+      // The pipe broke first (EPIPE, connection closed): the process's end says why, when it ended.
+      if (!(error instanceof DshError)) {
+        const facts = await settleWithin(handle.exit, ACP_CANCEL_GRACE_MS, () => null);
+        if (facts) why = describeExit(facts, stderr());
+      }
+      throw new DshError(
+        'ACP_START_FAILED',
+        `The ACP agent ${task.agentName} (${command.join(' ')}) did not start a session: ${why.replace(/\.$/, '')}.`,
+        { data: { ...((error as DshError).data ?? {}) } },
+      );
+    }
+    // Died mid-turn: what the turn produced is kept, with how the agent ended.
+    const facts = await settleWithin(handle.exit, ACP_CANCEL_GRACE_MS, () => null);
+    const how = facts ? describeExit(facts, stderr()) : why;
+    result.failure = { message: how, exitCode: facts?.exitCode ?? null, signal: facts?.signal ?? null };
+    result.stopReason = 'failed';
   } finally {
     result.toolCalls = [...calls.values()];
     await terminals.dispose();

@@ -13,18 +13,43 @@ export const AGENT_TASK_MAX_CHARS = 30_000;
 export const AGENT_TASK_DEFAULT_TIMEOUT_MS = 600_000;
 export const AGENT_TASK_MAX_TIMEOUT_MS = 3_600_000;
 
-const args = z
-  .object({
-    agent: z.string().min(1).describe('a configured ACP agent'),
-    prompt: z.string().min(1).describe('the task'),
-    timeout_ms: z.number().int().min(1).max(AGENT_TASK_MAX_TIMEOUT_MS).optional().describe('deadline (default 600000)'),
-  })
-  .strict();
+/** Longest purpose line of an agent shown in the tool's description. */
+export const AGENT_PURPOSE_MAX_CHARS = 120;
+
+/** The agents as the schema names them: `name (purpose)`, or the plain names. */
+function agentList(agents: Readonly<Record<string, { description?: string }>>): string {
+  return Object.entries(agents)
+    .map(([name, a]) => (a.description ? `${name} (${a.description.slice(0, AGENT_PURPOSE_MAX_CHARS)})` : name))
+    .join('; ');
+}
+
+/** The arguments, with the configured agents named in `agent`'s description. */
+function argsFor(agents: Readonly<Record<string, { description?: string }>>) {
+  const names = Object.keys(agents);
+  return z
+    .object({
+      agent: z
+        .string()
+        .min(1)
+        .describe(names.length ? `one of: ${agentList(agents)}` : 'a configured ACP agent'),
+      prompt: z.string().min(1).describe('the task'),
+      timeout_ms: z
+        .number()
+        .int()
+        .min(1)
+        .max(AGENT_TASK_MAX_TIMEOUT_MS)
+        .optional()
+        .describe('deadline (default 600000)'),
+    })
+    .strict();
+}
 
 const output = z.object({
   error: z.object({ code: z.string() }).optional(),
   stop_reason: z.string().optional(),
   tool_calls: z.number().optional(),
+  exit_code: z.number().nullable().optional(),
+  signal: z.string().nullable().optional(),
 });
 
 function render(r: AgentTaskResult, timedOut: boolean): string {
@@ -40,16 +65,19 @@ function render(r: AgentTaskResult, timedOut: boolean): string {
       `[tool calls: ${r.toolCalls.length}]`,
       ...r.toolCalls.slice(0, 50).map((c) => `- ${c.status}: ${c.title}`),
     );
-  lines.push('', timedOut ? `[stop reason: ${r.stopReason}; the task timed out]` : `[stop reason: ${r.stopReason}]`);
+  if (r.failure) lines.push('', `[the agent died during the task: ${r.failure.message}]`);
+  else
+    lines.push('', timedOut ? `[stop reason: ${r.stopReason}; the task timed out]` : `[stop reason: ${r.stopReason}]`);
   return lines.join('\n');
 }
 
-/** Creates agent_task. */
-export function createAgentTaskTool(): ToolDefinition {
+/** Creates agent_task; its schema names `agents` (the configured ones). */
+export function createAgentTaskTool(agents: Readonly<Record<string, { description?: string }>> = {}): ToolDefinition {
+  const names = Object.keys(agents);
   return defineTool({
     name: 'agent_task',
-    description: 'Give a task to a configured sub-agent (ACP); returns its final message, plan and tool calls.',
-    schema: args,
+    description: `Give a task to a configured sub-agent (ACP)${names.length ? ` (${names.join(', ')})` : ''}; returns its final message, plan and tool calls.`,
+    schema: argsFor(agents),
     output,
     annotations: { destructiveHint: true },
     onError: (error): ToolResult => {
@@ -61,10 +89,13 @@ export function createAgentTaskTool(): ToolDefinition {
       const deadline = AbortSignal.timeout(timeout_ms ?? AGENT_TASK_DEFAULT_TIMEOUT_MS);
       const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
       const r = await ctx.get('acp').run(owner, agent, prompt, both);
+      const failed = r.failure
+        ? { error: { code: 'ACP_AGENT_FAILED' }, exit_code: r.failure.exitCode, signal: r.failure.signal }
+        : {};
       return {
         text: render(r, deadline.aborted),
-        isError: false,
-        data: { stop_reason: r.stopReason, tool_calls: r.toolCalls.length },
+        isError: r.failure !== undefined,
+        data: { stop_reason: r.stopReason, tool_calls: r.toolCalls.length, ...failed },
       };
     },
   });

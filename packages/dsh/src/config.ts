@@ -80,11 +80,12 @@ export interface DshConfig {
    */
   world?: WorldConfig;
   /**
-   * ACP agents that `agent_task` may run as sub-agents, by name: `{ command: argv, env? }`. Their
+   * ACP agents that `agent_task` may run as sub-agents, by name: `{ command: argv, env?, description? }`
+   * (the description, one line, is shown to the model in agent_task's schema). Their
    * files, permission and terminal requests are served within the asking agent's sandbox mode and
    * through `approver`. @default none (no agent_task tool)
    */
-  acp?: { agents: Record<string, { command: string[]; env?: Record<string, string> }> };
+  acp?: { agents: Record<string, { command: string[]; env?: Record<string, string>; description?: string }> };
 }
 
 /** Where complete copies of long outputs live, and for how long. */
@@ -117,7 +118,7 @@ export interface ResolvedDshConfig {
   sessionLog: { dir: string } | null;
   output: Required<OutputConfig>;
   world: WorldConfig;
-  acp: { agents: Record<string, { command: string[]; env?: Record<string, string> }> } | null;
+  acp: { agents: Record<string, { command: string[]; env?: Record<string, string>; description?: string }> } | null;
   /** False when the workspace was not given and is the remote's home (known once connected). */
   workspaceGiven: boolean;
   /** False when the output root was not given (a remote world puts it in the remote's temp dir). */
@@ -250,7 +251,10 @@ function resolveAcp(value: unknown): ResolvedDshConfig['acp'] {
   for (const [name, agent] of Object.entries(agents)) {
     const field = `acp.agents.${name}`;
     const entry = objectOr<{ command?: unknown; env?: unknown }>(agent, field, {});
-    checkKeys(entry as Record<string, unknown>, ['command', 'env'], `config.${field}`);
+    checkKeys(entry as Record<string, unknown>, ['command', 'env', 'description'], `config.${field}`);
+    const description = (entry as { description?: unknown }).description;
+    if (description !== undefined && typeof description !== 'string')
+      invalid(`${field}.description`, 'must be a string');
     const cmd = entry.command;
     if (!Array.isArray(cmd) || cmd.length === 0 || cmd.some((w) => typeof w !== 'string' || w === '')) {
       invalid(`${field}.command`, 'must be a non-empty argv of non-empty strings');

@@ -25,7 +25,7 @@ async function rig(mode: 'workspace-write' | 'danger-full-access', approve?: boo
     config: {
       workspace,
       sandbox: { mode },
-      acp: { agents: { scripted: { command: [process.execPath, AGENT] } } },
+      acp: { agents: { scripted: { command: [process.execPath, AGENT], description: 'a scripted test agent' } } },
       ...(approve === undefined ? {} : { approver: async () => approve }),
     },
   });
@@ -37,6 +37,15 @@ const task = (dsh: Dsh, agent: ReturnType<Dsh['createAgent']>, prompt: string, o
   dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt }, options);
 
 describe('agent_task with a scripted ACP agent', () => {
+  it('names the configured agents and their purpose in its description and schema', async () => {
+    const { dsh } = await rig('danger-full-access');
+    const tool = dsh.tools.list().find((t) => t.name === 'agent_task');
+    expect(tool?.description).toContain('(scripted)');
+    if (!tool) throw new Error('no agent_task tool');
+    const agentArg = (tool.inputSchema as { properties: { agent: { description: string } } }).properties.agent;
+    expect(agentArg.description).toBe('one of: scripted (a scripted test agent)');
+  });
+
   it('reads and writes files within the sandbox, streams its plan and tool calls', async () => {
     const { dsh, agent, workspace } = await rig('workspace-write');
     writeFileSync(join(workspace, 'in.txt'), 'hello from the workspace\n');
@@ -175,7 +184,7 @@ describe('agent_task with a scripted ACP agent', () => {
         workspace,
         sandbox: { mode: 'danger-full-access' },
         sessionLog: { dir: logDir },
-        acp: { agents: { scripted: { command: [process.execPath, AGENT] } } },
+        acp: { agents: { scripted: { command: [process.execPath, AGENT], description: 'a scripted test agent' } } },
       },
     });
     open.push(dsh);
@@ -206,6 +215,45 @@ describe('agent_task with a scripted ACP agent', () => {
     open.push(broken);
     const failed = await broken.tools.call(broken.createAgent('a'), 'agent_task', { agent: 'dead', prompt: 'hi' });
     expect((failed.data as { error: { code: string } }).error.code).toBe('ACP_START_FAILED');
+  });
+
+  it('start failures say why: not found, exited with its code and stderr, not an ACP agent', async () => {
+    const dsh = await compose({
+      config: {
+        workspace: tempDir('dsh-acp-'),
+        sandbox: { mode: 'danger-full-access' },
+        acp: {
+          agents: {
+            missing: { command: ['/nonexistent/dsh-agent'] },
+            dies: { command: ['sh', '-c', 'echo "boom: no API key set" >&2; exit 3'] },
+            chatty: { command: ['sh', '-c', 'echo "Welcome to the shell"; sleep 60'] },
+          },
+        },
+      },
+    });
+    open.push(dsh);
+    const a = dsh.createAgent('a');
+    const call = (agent: string) => dsh.tools.call(a, 'agent_task', { agent, prompt: 'hi' });
+    const missing = await call('missing');
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toContain('was not found');
+    const dies = await call('dies');
+    expect((dies.data as { error: { code: string } }).error.code).toBe('ACP_START_FAILED');
+    expect(dies.text).toContain('exited with code 3');
+    expect(dies.text).toContain('boom: no API key set');
+    const chatty = await call('chatty');
+    expect(chatty.text).toContain('not an ACP agent');
+    expect(chatty.text).toContain('Welcome to the shell');
+  });
+
+  it('a crash mid-turn returns what the turn produced, the exit code and the stderr, as an error', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const r = await task(dsh, agent, ['say halfway there', 'crash out of memory'].join('\n'));
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('halfway there');
+    expect(r.text).toContain('exited with code 7');
+    expect(r.text).toContain('agent crashing: out of memory');
+    expect(r.data).toMatchObject({ error: { code: 'ACP_AGENT_FAILED' }, exit_code: 7 });
   });
 });
 

@@ -35,8 +35,9 @@ export const TOOL_ROWS: BadInput[] = [
   },
   {
     layer: 'tools',
-    input: 'bash with timeout_ms 10^9 (clamped to the 600 s maximum)',
-    expect: 'ok: [exit code: 0]',
+    input: 'bash with timeout_ms 10^9 (clamped to the 600 s maximum, and said so)',
+    expect:
+      'ok: [note: timeout_ms 1000000000 is over the limit: the command has 600000 ms; for longer work use run_in_background]',
     run: (r) => call(r, 'bash', { command: 'true', timeout_ms: 1e9 }),
   },
   {

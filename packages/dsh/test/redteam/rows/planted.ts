@@ -44,6 +44,11 @@ interface PlantRow {
   preexisting?: boolean;
 }
 
+/** What a pre-existing target holds: a file dsh itself reads must be a valid one (an empty workspace config). */
+function originalOf(target: string): string {
+  return target === '.dsh/config.json' ? '{}\n' : 'original\n';
+}
+
 function plantRow(r: PlantRow): Row {
   return {
     id: r.id,
@@ -54,7 +59,7 @@ function plantRow(r: PlantRow): Row {
     // A file the repository already has (paths made later by the agent are a documented gap).
     arm: async (host) => {
       const why = await (r.worktree ? armWorktree(host) : armRepo(host));
-      if (why === null && r.preexisting) host.write(join(host.ws, r.target(host)), 'original\n', 0o644);
+      if (why === null && r.preexisting) host.write(join(host.ws, r.target(host)), originalOf(r.target(host)), 0o644);
       return why;
     },
     command: r.command,
