@@ -69,10 +69,16 @@ export class AcpService {
   }
 
   /**
-   * Runs `prompt` with agent `name` for `owner`.
+   * Runs `prompt` with agent `name` for `owner`; `onUpdate` sees the live transcript after each update.
    * @throws DshError `ACP_UNKNOWN_AGENT`, `ACP_START_FAILED`, `ACP_TIMEOUT` (rejections).
    */
-  run(owner: Owner, name: string, prompt: string, signal?: AbortSignal): Promise<AgentTaskResult> {
+  run(
+    owner: Owner,
+    name: string,
+    prompt: string,
+    signal?: AbortSignal,
+    onUpdate?: (live: AgentTaskResult) => void,
+  ): Promise<AgentTaskResult> {
     const agent = Object.hasOwn(this.agents, name) ? this.agents[name] : undefined;
     if (!agent) {
       const known = Object.keys(this.agents);
@@ -111,6 +117,7 @@ export class AcpService {
         workspace: this.deps.workspace,
       },
       signal,
+      onUpdate,
     );
   }
 }

@@ -61,6 +61,7 @@ export async function runAgentTask(
   prompt: string,
   task: TaskContext,
   signal?: AbortSignal,
+  onUpdate?: (live: AgentTaskResult) => void,
 ): Promise<AgentTaskResult> {
   const handle = task.runtime.spawn({
     argv: command,
@@ -97,7 +98,9 @@ export async function runAgentTask(
         if (typeof u.title === 'string') known.title = u.title;
         if (typeof u.status === 'string') known.status = u.status;
         calls.set(id, known);
+        result.toolCalls = [...calls.values()];
       }
+      onUpdate?.(result);
     })
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
       const text = await files.read(params.path);

@@ -6,6 +6,7 @@
 import { DshError, defineTool, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import { z } from 'zod';
 import type { AgentTaskResult } from './session.js';
+import { awaitOrHandOver } from './task-job.js';
 
 /** Most characters of an agent's message a model sees (the end is kept). */
 export const AGENT_TASK_MAX_CHARS = 30_000;
@@ -45,12 +46,27 @@ function argsFor(agents: Readonly<Record<string, { description?: string }>>) {
 }
 
 const output = z.object({
+  job_id: z.string().optional(),
+  state: z.string().optional(),
+  yielded: z.boolean().optional(),
   error: z.object({ code: z.string() }).optional(),
   stop_reason: z.string().optional(),
   tool_calls: z.number().optional(),
   exit_code: z.number().nullable().optional(),
   signal: z.string().nullable().optional(),
 });
+
+/** The tool result of an ended task. */
+function resultOf(r: AgentTaskResult, timedOut: boolean): ToolResult {
+  const failed = r.failure
+    ? { error: { code: 'ACP_AGENT_FAILED' }, exit_code: r.failure.exitCode, signal: r.failure.signal }
+    : {};
+  return {
+    text: render(r, timedOut),
+    isError: r.failure !== undefined,
+    data: { stop_reason: r.stopReason, tool_calls: r.toolCalls.length, ...failed },
+  };
+}
 
 function render(r: AgentTaskResult, timedOut: boolean): string {
   const message =
@@ -85,18 +101,49 @@ export function createAgentTaskTool(agents: Readonly<Record<string, { descriptio
         return toolError(error.message, error.code);
       throw error;
     },
-    async run({ agent, prompt, timeout_ms }, { ctx, owner, signal }) {
+    async run({ agent, prompt, timeout_ms }, context) {
+      const { ctx, owner, signal } = context;
       const deadline = AbortSignal.timeout(timeout_ms ?? AGENT_TASK_DEFAULT_TIMEOUT_MS);
-      const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
-      const r = await ctx.get('acp').run(owner, agent, prompt, both);
-      const failed = r.failure
-        ? { error: { code: 'ACP_AGENT_FAILED' }, exit_code: r.failure.exitCode, signal: r.failure.signal }
-        : {};
-      return {
-        text: render(r, deadline.aborted),
-        isError: r.failure !== undefined,
-        data: { stop_reason: r.stopReason, tool_calls: r.toolCalls.length, ...failed },
-      };
+      // The call's own signal counts until a hand-over; a job is ended by job_kill instead.
+      const call = new AbortController();
+      const onAbort = (): void => call.abort();
+      if (signal?.aborted) call.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const kill = new AbortController();
+      let live: AgentTaskResult | null = null;
+      const done = ctx
+        .get('acp')
+        .run(owner, agent, prompt, AbortSignal.any([call.signal, deadline, kill.signal]), (r) => {
+          live = r;
+        });
+      const rendered = (r: AgentTaskResult) => resultOf(r, deadline.aborted);
+      try {
+        const outcome = await awaitOrHandOver(
+          {
+            done,
+            live: () => live,
+            cancel: () => kill.abort(),
+            render: (r) => ({ ...rendered(r), ok: !rendered(r).isError }),
+          },
+          {
+            yieldMs: context.yieldMs,
+            jobs: ctx.has('jobs') ? ctx.get('jobs') : undefined,
+            owner,
+            title: `agent_task ${agent}: ${prompt.split('\n')[0]?.slice(0, 80) ?? ''}`,
+            ...(context.progress ? { progress: context.progress } : {}),
+          },
+        );
+        if ('result' in outcome) return rendered(outcome.result);
+        signal?.removeEventListener('abort', onAbort); // the call is over; the task is not
+        const note = `[note: still running after ${Math.round(outcome.elapsedMs / 1000)} s, so it goes on as background job ${outcome.jobId}. Read the agent's messages as they come with job_output {"job_id":"${outcome.jobId}"}; cancel it with job_kill.]`;
+        return {
+          text: outcome.shown.trim() ? `${outcome.shown.trim()}\n${note}` : note,
+          isError: false,
+          data: { job_id: outcome.jobId, state: 'running', yielded: true },
+        };
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
     },
   });
 }

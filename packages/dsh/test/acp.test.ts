@@ -246,6 +246,43 @@ describe('agent_task with a scripted ACP agent', () => {
     expect(chatty.text).toContain('Welcome to the shell');
   });
 
+  it('a task past the yield limit goes on as a job: progress shows its last line, job_output its messages', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const reports: string[] = [];
+    const r = await task(dsh, agent, ['say first part', 'sleep 2500', 'say second part'].join('\n'), {
+      yieldMs: 1200,
+      progress: (p: { lastLine: string }) => reports.push(p.lastLine),
+    });
+    const data = r.data as { job_id: string; yielded: boolean };
+    expect(data.yielded).toBe(true);
+    expect(r.text).toContain('first part');
+    expect(r.text).toContain(`job_output {"job_id":"${data.job_id}"}`);
+    expect(reports).toContain('first part');
+    let seen = '';
+    const ended = await waitFor(async () => {
+      const out = await dsh.tools.call(agent, 'job_output', { job_id: data.job_id });
+      seen += out.text;
+      return (out.data as { state: string }).state === 'succeeded' ? out : null;
+    }, 'the task ended as a job');
+    expect(seen).toContain('second part');
+    expect(ended.text).toContain('[stop reason: end_turn]');
+  });
+
+  it('job_kill cancels a handed-over task through session/cancel', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const r = await task(dsh, agent, ['say working', 'sleep 60000'].join('\n'), { yieldMs: 800 });
+    const jobId = (r.data as { job_id: string }).job_id;
+    expect(jobId).toBeTruthy();
+    const killed = await dsh.tools.call(agent, 'job_kill', { job_id: jobId });
+    expect(killed.isError).toBe(false);
+    const info = await waitFor(() => {
+      const i = dsh.ctx.get('jobs').info(agent, jobId);
+      return i.state !== 'running' ? i : null;
+    }, 'the job ended');
+    expect(info.state).toBe('killed');
+    expect(info.result?.text).toContain('[stop reason: cancelled]');
+  });
+
   it('a crash mid-turn returns what the turn produced, the exit code and the stderr, as an error', async () => {
     const { dsh, agent } = await rig('danger-full-access');
     const r = await task(dsh, agent, ['say halfway there', 'crash out of memory'].join('\n'));
