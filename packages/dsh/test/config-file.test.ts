@@ -1,7 +1,7 @@
 /**
  * The config file of the front doors: found by --config, DSH_CONFIG or XDG_CONFIG_HOME;
  * flag > file > default; a workspace file that narrows only; strict keys naming the nearest
- * valid one; `dsh config check` and `dsh config schema`; the README's example valid against the
+ * valid one; `dsh config check` and `dsh config schema`; the example in docs/config.md valid against the
  * schema, and the schema's keys those of compose().
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/support.js';
 import { BIN } from './mcp/helpers.js';
 
-const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+const CONFIG_DOC = readFileSync(fileURLToPath(new URL('../../../docs/config.md', import.meta.url)), 'utf8');
 
 /** `dsh ARGS` in `cwd` with a private HOME (and `env`). */
 function dsh(args: string[], cwd: string, env: Record<string, string> = {}) {
@@ -127,7 +127,7 @@ describe('the config file', () => {
     expect(dsh(['config', 'check', file], workspace).stderr).toContain('is not JSON');
   });
 
-  it('dsh config schema prints the schema; its keys are compose()’s; the README example is valid against it', () => {
+  it('dsh config schema prints the schema; its keys are compose()’s; the example in docs/config.md is valid against it', () => {
     const { workspace } = place({});
     const printed = JSON.parse(dsh(['config', 'schema'], workspace).stdout) as {
       properties: Record<string, { properties?: object }>;
@@ -139,8 +139,8 @@ describe('the config file', () => {
       if (section === 'world') continue; // a oneOf of the local and the remote shape
       expect(Object.keys(printed.properties[section]?.properties ?? {}).sort(), section).toEqual([...valid].sort());
     }
-    const example = /<!-- config-example -->\n```json\n([\s\S]*?)\n```/.exec(README)?.[1];
-    expect(example, 'the README has the example').toBeTruthy();
+    const example = /<!-- config-example -->\n```json\n([\s\S]*?)\n```/.exec(CONFIG_DOC)?.[1];
+    expect(example, 'docs/config.md has the example').toBeTruthy();
     const ajv = new Ajv2020({ strict: false });
     const validate = ajv.compile(CONFIG_SCHEMA);
     expect(validate(JSON.parse(example as string)), JSON.stringify(validate.errors)).toBe(true);
