@@ -4,6 +4,8 @@
  * yield limit counts its age from the command's start.
  */
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { compose, type Dsh } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,5 +86,30 @@ describe('result facts', () => {
     expect(r.isError).toBe(true);
     expect((r.data.error as { code: string }).code).toBe('INVALID_ARGUMENT');
     expect(r.text).toContain('the command is blank');
+  });
+
+  it('a refused loopback connection is a sandbox denial only when the host listens on that port', async () => {
+    const workspace = tempDir('dsh-facts-');
+    dsh = await compose({ preset: 'base', config: { workspace, sandbox: { mode: 'workspace-write' } } });
+    const agent = dsh.createAgent('t');
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const listening = (server.address() as AddressInfo).port;
+    const free = createServer(() => undefined);
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', () => resolve()));
+    const idle = (free.address() as AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    try {
+      const connect = (port: number) =>
+        `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('error', (e) => { console.error(e.message); process.exit(1); })"`;
+      const own = await dsh.tools.call(agent, 'bash', { command: connect(idle) });
+      expect(own.text).toContain('ECONNREFUSED');
+      expect(own.data.sandbox).toMatchObject({ denied: false });
+      expect(own.text).not.toContain('[sandbox denied');
+      const fenced = await dsh.tools.call(agent, 'bash', { command: connect(listening) });
+      expect(fenced.data.sandbox).toMatchObject({ denied: true, denial: 'network' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

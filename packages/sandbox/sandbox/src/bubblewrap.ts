@@ -13,6 +13,7 @@ import type { SubprocessRuntime } from '@dsh/subprocess';
 import { SERVER_ENTRY } from '@dsh/subprocess-remote';
 import { classifyRun } from './classify.js';
 import { type FenceFiles, placeSeccomp, prepareFenceFiles } from './fence-dir.js';
+import { hostListensOn } from './host-listeners.js';
 import { makePrivateHome, type PrivateHome, removePrivateHome } from './private-home.js';
 import { seccompSupported, worldSeccompFilter } from './seccomp/index.js';
 import type { ResolvedSandbox, RunEvidence, Sandbox, SandboxFacts, World } from './types.js';
@@ -244,7 +245,13 @@ export class BubblewrapSandbox implements Sandbox {
 
   classify(evidence: RunEvidence, policy: ResolvedSandbox, world: World): SandboxFacts {
     const limitsAfter = evidence.limitsBefore ? (world.limitCounters?.() ?? null) : null;
-    return classifyRun({ ...evidence, limitsAfter }, policy, world.enforcement);
+    // The host's listeners are evidence only where the host is this machine.
+    return classifyRun(
+      { ...evidence, limitsAfter },
+      policy,
+      world.enforcement,
+      this.farSide ? undefined : hostListensOn,
+    );
   }
 
   /** Worlds that exist now, with their set-up time (for dumpConfig and benches). */

@@ -55,6 +55,13 @@ const READ_ONLY = /read-only file system|EROFS/i;
  */
 const NETWORK =
   /network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|could not resolve|couldn't connect|failed to connect|unable to resolve host|temporary failure in name resolution|name or service not known|EAI_AGAIN|ENOTFOUND|getaddrinfo|no address associated/i;
+/** A refused connection: with the network off, the world's own loopback answering, not the fence. */
+const REFUSED = /connection refused|ECONNREFUSED/i;
+/** Failures that mean there was no route at all (the fence's doing with the network off). */
+const NO_ROUTE =
+  /network is unreachable|ENETUNREACH|could not resolve|unable to resolve host|temporary failure in name resolution|name or service not known|EAI_AGAIN|ENOTFOUND|getaddrinfo|no address associated/i;
+/** A loopback address and port a command names (curl, nc, node, bash's /dev/tcp). */
+const LOOPBACK_TARGET = /\b(?:127\.\d+\.\d+\.\d+|localhost|\[?::1\]?)(?::|\/| port )(\d{1,5})\b/i;
 /** A socket in the masked /run that the command tried to reach. */
 const MASKED_SOCKET =
   /(?:connect|socket)[\s\S]*(?:no such file or directory|ENOENT)|(?:no such file or directory|ENOENT)[\s\S]*\/run\//i;
@@ -90,6 +97,7 @@ export function classifyRun(
   evidence: RunEvidence,
   policy: ResolvedSandbox,
   enforcement: 'full' | 'partial',
+  hostListens?: (port: number) => boolean,
 ): SandboxFacts {
   const base: SandboxFacts = { mode: policy.mode, denied: false, denial: null, enforcement, runnerFailed: false };
   if (policy.mode === 'danger-full-access') return base;
@@ -117,8 +125,20 @@ export function classifyRun(
       return { ...base, denied: true, denial: 'file', denialDetail: paths.find(outside) ?? null };
     }
   }
-  if (!policy.network && (NETWORK.test(text) || (MASKED_SOCKET.test(text) && /\/run\//.test(text)))) {
-    return { ...base, denied: true, denial: 'network' };
-  }
+  if (!policy.network && networkDenied(text, hostListens)) return { ...base, denied: true, denial: 'network' };
   return base;
+}
+
+/**
+ * Whether a network failure with the network off is the fence's doing: no route or no name
+ * resolution is; a connection to the world's own loopback is only when the host listens on that
+ * port (where the host is this machine: `hostListens`), otherwise nothing listened where it
+ * connected and the failure is the command's own.
+ */
+function networkDenied(text: string, hostListens: ((port: number) => boolean) | undefined): boolean {
+  if (MASKED_SOCKET.test(text) && /\/run\//.test(text)) return true;
+  const loopback = LOOPBACK_TARGET.exec(text);
+  if (loopback) return hostListens?.(Number(loopback[1])) === true;
+  // A refusal that names no target: nothing tells the fence's from the command's; as before, the fence's.
+  return NO_ROUTE.test(text) || REFUSED.test(text) || NETWORK.test(text);
 }

@@ -50,9 +50,30 @@ describe('denial classification (conservative)', () => {
     expect(run(1, 'Connection refused', { ...ws, network: true })).toMatchObject({ denied: false });
   });
 
+  it('a refused connection to a loopback port is a denial only when the host listens there', () => {
+    const listens = (port: number) => port === 8800;
+    const refused = (port: number) =>
+      `curl: (7) Failed to connect to 127.0.0.1 port ${port} after 0 ms: Connection refused`;
+    expect(classifyRun({ exitCode: 7, stdout: '', stderr: refused(8800) }, ws, 'full', listens)).toMatchObject({
+      denied: true,
+      denial: 'network',
+    });
+    expect(classifyRun({ exitCode: 7, stdout: '', stderr: refused(8799) }, ws, 'full', listens)).toMatchObject({
+      denied: false,
+    });
+    const node = 'Error: connect ECONNREFUSED 127.0.0.1:8799';
+    expect(classifyRun({ exitCode: 1, stdout: '', stderr: node }, ws, 'full', listens)).toMatchObject({
+      denied: false,
+    });
+    // Without the host's listeners (a remote world), a named loopback target is never claimed.
+    expect(classifyRun({ exitCode: 7, stdout: '', stderr: refused(8800) }, ws, 'full')).toMatchObject({
+      denied: false,
+    });
+  });
+
   it('curl and wget failures count as network denials', () => {
     for (const text of [
-      "curl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server",
+      "curl: (7) Failed to connect to 93.184.215.14 port 80 after 0 ms: Couldn't connect to server",
       'curl: (6) Could not resolve host: example.com',
       'wget: unable to resolve host address ‘example.com’',
       'connect: Network is unreachable',
