@@ -36,5 +36,7 @@ export function acpPlugin(options: AcpPluginOptions): Plugin {
       api.provide('acp', service);
       api.registerTool(createAgentTaskTool(options.agents));
     },
+    // Every live sub-agent session ends with the plugin (its processes with it).
+    dispose: () => service?.closeSessions(),
   };
 }

@@ -7,7 +7,9 @@ import { type Approver, DshError, type Owner } from '@dsh/core';
 import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
-import { type AgentTaskResult, runAgentTask } from './session.js';
+import { AgentSession } from './agent-session.js';
+import type { AgentTaskResult } from './session.js';
+import { AgentSessions } from './sessions.js';
 
 declare module '@dsh/core' {
   interface ServiceMap {
@@ -42,6 +44,8 @@ export interface AcpServiceDeps {
 
 /** The sub-agent host. */
 export class AcpService {
+  private readonly sessions = new AgentSessions();
+
   /** @throws DshError `INVALID_ARGUMENT` for an agent without a command. */
   constructor(
     readonly agents: Readonly<Record<string, AcpAgentConfig>>,
@@ -69,15 +73,17 @@ export class AcpService {
   }
 
   /**
-   * Runs `prompt` with agent `name` for `owner`; `onUpdate` sees the live transcript after each update.
-   * @throws DshError `ACP_UNKNOWN_AGENT`, `ACP_START_FAILED`, `ACP_TIMEOUT` (rejections).
+   * Runs `prompt` with agent `name` for `owner`, in session `sessionId` when given (else a new
+   * one, kept for follow-ups; the result names it); `onUpdate` sees the live transcript.
+   * @throws DshError `ACP_UNKNOWN_AGENT`, `ACP_START_FAILED`, `ACP_UNKNOWN_SESSION`, `ACP_SESSION_ENDED`, `ACP_SESSION_BUSY` (rejections).
    */
-  run(
+  async run(
     owner: Owner,
     name: string,
     prompt: string,
     signal?: AbortSignal,
     onUpdate?: (live: AgentTaskResult) => void,
+    sessionId?: string,
   ): Promise<AgentTaskResult> {
     const agent = Object.hasOwn(this.agents, name) ? this.agents[name] : undefined;
     if (!agent) {
@@ -89,25 +95,45 @@ export class AcpService {
         ),
       );
     }
+    const session = sessionId
+      ? this.sessions.take(owner, name, sessionId)
+      : await this.open(owner, name, agent, signal);
+    if (!session) return { stopReason: 'cancelled', message: '', plan: [], toolCalls: [] };
+    const id = sessionId ?? this.sessions.add(owner, name, session);
+    const result = await session.turn(prompt, signal, onUpdate);
+    // A cancelled turn or a dead agent ends the session; otherwise it waits for a follow-up.
+    this.sessions.release(id, result.stopReason !== 'cancelled' && !result.failure);
+    return { ...result, sessionId: id };
+  }
+
+  /** Ends every sub-agent session of `owner` (or all of them). */
+  closeSessions(owner?: Owner): Promise<void> {
+    return this.sessions.closeAll(owner);
+  }
+
+  /** A new session with `agent` for `owner`, in its sandbox world in a restricted mode; null when cancelled. */
+  private async open(
+    owner: Owner,
+    name: string,
+    agent: AcpAgentConfig,
+    signal?: AbortSignal,
+  ): Promise<AgentSession | null> {
     const policy = this.deps.policy()?.resolve(owner);
     let runtime = this.deps.subprocess();
     if (policy && policy.mode !== 'danger-full-access') {
       // The agent's own tools run where it runs: inside the owner's fence, never outside it.
       const fence = this.deps.sandbox();
       if (!fence?.available()) {
-        return Promise.reject(
-          new DshError(
-            'SANDBOX_UNAVAILABLE',
-            `A sub-agent in sandbox mode ${policy.mode} needs a fence and there is none: ${fence?.unavailableReason() ?? 'no sandbox is mounted'}.`,
-          ),
+        throw new DshError(
+          'SANDBOX_UNAVAILABLE',
+          `A sub-agent in sandbox mode ${policy.mode} needs a fence and there is none: ${fence?.unavailableReason() ?? 'no sandbox is mounted'}.`,
         );
       }
       runtime = fence.world(policy, runtime).runtime;
     }
-    return runAgentTask(
+    return AgentSession.open(
       agent.command,
       agent.env ?? {},
-      prompt,
       {
         runtime,
         shell: this.deps.shell,
@@ -117,7 +143,6 @@ export class AcpService {
         workspace: this.deps.workspace,
       },
       signal,
-      onUpdate,
     );
   }
 }

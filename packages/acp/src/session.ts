@@ -26,6 +26,8 @@ export interface AgentTaskResult {
   toolCalls: { id: string; title: string; status: string }[];
   /** Set when the agent died during the turn: what it had produced is kept above. */
   failure?: { message: string; exitCode: number | null; signal: string | null };
+  /** The session the turn ran in (kept for follow-ups unless it was cancelled or died). */
+  sessionId?: string;
 }
 
 /** What a task needs from the composition. */

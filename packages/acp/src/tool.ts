@@ -33,7 +33,12 @@ function argsFor(agents: Readonly<Record<string, { description?: string }>>) {
         .string()
         .min(1)
         .describe(names.length ? `one of: ${agentList(agents)}` : 'a configured ACP agent'),
-      prompt: z.string().min(1).describe('the task'),
+      prompt: z.string().min(1).describe('the task, or your answer to the agent'),
+      session_id: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('continue this session (from an earlier result) instead of starting a new one'),
       timeout_ms: z
         .number()
         .int()
@@ -47,6 +52,7 @@ function argsFor(agents: Readonly<Record<string, { description?: string }>>) {
 
 const output = z.object({
   job_id: z.string().optional(),
+  session_id: z.string().optional(),
   state: z.string().optional(),
   yielded: z.boolean().optional(),
   error: z.object({ code: z.string() }).optional(),
@@ -64,7 +70,12 @@ function resultOf(r: AgentTaskResult, timedOut: boolean): ToolResult {
   return {
     text: render(r, timedOut),
     isError: r.failure !== undefined,
-    data: { stop_reason: r.stopReason, tool_calls: r.toolCalls.length, ...failed },
+    data: {
+      stop_reason: r.stopReason,
+      tool_calls: r.toolCalls.length,
+      ...(r.sessionId ? { session_id: r.sessionId } : {}),
+      ...failed,
+    },
   };
 }
 
@@ -84,6 +95,11 @@ function render(r: AgentTaskResult, timedOut: boolean): string {
   if (r.failure) lines.push('', `[the agent died during the task: ${r.failure.message}]`);
   else
     lines.push('', timedOut ? `[stop reason: ${r.stopReason}; the task timed out]` : `[stop reason: ${r.stopReason}]`);
+  if (!r.failure && r.sessionId && r.stopReason !== 'cancelled') {
+    lines.push(
+      `[session ${r.sessionId}: to answer the agent or go on, call agent_task with session_id "${r.sessionId}"]`,
+    );
+  }
   return lines.join('\n');
 }
 
@@ -101,7 +117,7 @@ export function createAgentTaskTool(agents: Readonly<Record<string, { descriptio
         return toolError(error.message, error.code);
       throw error;
     },
-    async run({ agent, prompt, timeout_ms }, context) {
+    async run({ agent, prompt, timeout_ms, session_id }, context) {
       const { ctx, owner, signal } = context;
       const deadline = AbortSignal.timeout(timeout_ms ?? AGENT_TASK_DEFAULT_TIMEOUT_MS);
       // The call's own signal counts until a hand-over; a job is ended by job_kill instead.
@@ -111,11 +127,16 @@ export function createAgentTaskTool(agents: Readonly<Record<string, { descriptio
       signal?.addEventListener('abort', onAbort, { once: true });
       const kill = new AbortController();
       let live: AgentTaskResult | null = null;
-      const done = ctx
-        .get('acp')
-        .run(owner, agent, prompt, AbortSignal.any([call.signal, deadline, kill.signal]), (r) => {
+      const done = ctx.get('acp').run(
+        owner,
+        agent,
+        prompt,
+        AbortSignal.any([call.signal, deadline, kill.signal]),
+        (r) => {
           live = r;
-        });
+        },
+        session_id,
+      );
       const rendered = (r: AgentTaskResult) => resultOf(r, deadline.aborted);
       try {
         const outcome = await awaitOrHandOver(

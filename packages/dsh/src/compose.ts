@@ -63,7 +63,7 @@ export interface Dsh {
   disposeAgent(agent: Owner): Promise<void>;
   /**
    * Ends everything the agent holds: its terminals closed, its queued and running jobs killed,
-   * its sandbox world ended (a later call of the agent gets a fresh one). For a front door whose
+   * its sub-agent sessions ended, its sandbox world ended (a later call of the agent gets a fresh one). For a front door whose
    * session ended (`dsh mcp --http`).
    */
   endAgent(agent: Owner): Promise<void>;
@@ -244,9 +244,11 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
     endAgent: async (agent) => {
       const { terminals, jobs } = composition.ctx;
       const live = (jobs?.list(agent) ?? []).filter((j) => j.state === 'queued' || j.state === 'running');
+      const acp = composition.ctx.has('acp') ? composition.ctx.get('acp') : undefined;
       await Promise.all([
         terminals?.disposeOwner(agent),
         ...live.map((j) => jobs?.kill(agent, j.id).catch(() => false)),
+        acp?.closeSessions(agent),
       ]);
       const policy = composition.ctx.has('sandboxPolicy') ? composition.ctx.get('sandboxPolicy') : undefined;
       const scope = policy?.scopeIf(agent);

@@ -283,6 +283,25 @@ describe('agent_task with a scripted ACP agent', () => {
     expect(info.result?.text).toContain('[stop reason: cancelled]');
   });
 
+  it('a follow-up turn with session_id continues the same agent and session; a new task gets a new one', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const first = await task(dsh, agent, 'remember the blue door');
+    const id = (first.data as { session_id: string }).session_id;
+    expect(id).toMatch(/^scripted-/);
+    expect(first.text).toContain(`session_id "${id}"`);
+    const pidOf = (text: string) => /\(pid (\d+)\)/.exec(text)?.[1];
+    const again = await dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'recall', session_id: id });
+    expect(again.text).toContain('recalled the blue door');
+    const third = await dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'recall', session_id: id });
+    expect(pidOf(third.text)).toBe(pidOf(again.text));
+    const fresh = await task(dsh, agent, 'recall');
+    expect(fresh.text).toContain('recalled nothing');
+    expect(pidOf(fresh.text)).not.toBe(pidOf(again.text));
+    const other = dsh.createAgent('other');
+    const stolen = await dsh.tools.call(other, 'agent_task', { agent: 'scripted', prompt: 'recall', session_id: id });
+    expect((stolen.data as { error: { code: string } }).error.code).toBe('ACP_UNKNOWN_SESSION');
+  });
+
   it('a crash mid-turn returns what the turn produced, the exit code and the stderr, as an error', async () => {
     const { dsh, agent } = await rig('danger-full-access');
     const r = await task(dsh, agent, ['say halfway there', 'crash out of memory'].join('\n'));

@@ -1,0 +1,100 @@
+/**
+ * The live sub-agent sessions of a composition, by id: a task without `session_id` opens one,
+ * and it stays up after the turn so the model can answer the agent or go on with its work
+ * (`session_id`); an idle one ends after {@link ACP_SESSION_IDLE_MS}, an owner holds at most
+ * {@link ACP_MAX_SESSIONS_PER_OWNER} (the least recently used idle one ends first), and one whose
+ * turn was cancelled or whose agent died ends at once. Sessions are an owner's own.
+ */
+import { randomBytes } from 'node:crypto';
+import { DshError, type Owner } from '@dsh/core';
+import type { AgentSession } from './agent-session.js';
+
+/** An idle sub-agent session (its process up, no turn running) ends after this long. */
+export const ACP_SESSION_IDLE_MS = 10 * 60_000;
+/** Live sessions one owner may hold: each is an agent process; past it the least recently used idle one ends. */
+export const ACP_MAX_SESSIONS_PER_OWNER = 4;
+
+interface Entry {
+  owner: Owner;
+  agent: string;
+  session: AgentSession;
+  timer?: NodeJS.Timeout;
+}
+
+/** The registry. */
+export class AgentSessions {
+  private readonly entries = new Map<string, Entry>();
+
+  /**
+   * The live session `id` of `owner` with agent `agent`.
+   * @throws DshError `ACP_UNKNOWN_SESSION`, `ACP_SESSION_ENDED`, `ACP_SESSION_BUSY`.
+   */
+  take(owner: Owner, agent: string, id: string): AgentSession {
+    const entry = this.entries.get(id);
+    if (!entry || entry.owner !== owner) {
+      throw new DshError(
+        'ACP_UNKNOWN_SESSION',
+        `No session ${id} of yours; call agent_task without session_id to start one.`,
+      );
+    }
+    if (entry.agent !== agent) {
+      throw new DshError('ACP_UNKNOWN_SESSION', `Session ${id} is with agent ${entry.agent}, not ${agent}.`);
+    }
+    if (!entry.session.alive) {
+      this.drop(id);
+      throw new DshError(
+        'ACP_SESSION_ENDED',
+        `Session ${id} ended (its agent exited or it was idle too long); start a new one without session_id.`,
+      );
+    }
+    if (entry.session.busy)
+      throw new DshError('ACP_SESSION_BUSY', `Session ${id} is in a turn; wait for it (job_output) or start another.`);
+    clearTimeout(entry.timer);
+    return entry.session;
+  }
+
+  /**
+   * Registers a new session and returns its id (dsh's own: an agent's ids repeat across its
+   * processes), ending `owner`'s least recently used idle one past the limit.
+   */
+  add(owner: Owner, agent: string, session: AgentSession): string {
+    let id: string;
+    do id = `${agent}-${randomBytes(4).toString('hex')}`;
+    while (this.entries.has(id));
+    this.entries.set(id, { owner, agent, session });
+    const mine = [...this.entries.entries()].filter(([, e]) => e.owner === owner);
+    if (mine.length > ACP_MAX_SESSIONS_PER_OWNER) {
+      const idle = mine
+        .filter(([other, e]) => other !== id && !e.session.busy)
+        .sort((a, b) => a[1].session.lastUsed - b[1].session.lastUsed);
+      if (idle[0]) void this.drop(idle[0][0]);
+    }
+    return id;
+  }
+
+  /** After a turn: kept for the next (an idle timer set), or ended when `keep` is false. */
+  release(id: string, keep: boolean): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    if (!keep || !entry.session.alive) {
+      this.drop(id);
+      return;
+    }
+    entry.timer = setTimeout(() => this.drop(id), ACP_SESSION_IDLE_MS);
+    entry.timer.unref();
+  }
+
+  /** Ends every session of `owner` (or all). */
+  async closeAll(owner?: Owner): Promise<void> {
+    const ids = [...this.entries.entries()].filter(([, e]) => !owner || e.owner === owner).map(([id]) => id);
+    await Promise.all(ids.map((id) => this.drop(id)));
+  }
+
+  private drop(id: string): Promise<void> {
+    const entry = this.entries.get(id);
+    if (!entry) return Promise.resolve();
+    this.entries.delete(id);
+    clearTimeout(entry.timer);
+    return entry.session.close().catch(() => undefined);
+  }
+}
