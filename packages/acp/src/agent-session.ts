@@ -185,7 +185,10 @@ export class AgentSession {
     this.current(this.turnState);
     let graceOver: () => void = () => undefined;
     const cancelled = new Promise<{ stopReason: string }>((resolve) => {
-      graceOver = () => resolve({ stopReason: 'cancelled' });
+      graceOver = () => {
+        this.unresponsive = true; // it had its grace: its tree is ended without another wait
+        resolve({ stopReason: 'cancelled' });
+      };
     });
     const onAbort = (): void => {
       void this.ctx.notify(methods.agent.session.cancel, { sessionId: this.sessionId });
@@ -216,9 +219,18 @@ export class AgentSession {
     return result;
   }
 
+  /** A cancelled turn's agent did not answer within the grace. */
+  private unresponsive = false;
+
   /** Ends the session: the connection, its terminals, the agent's tree. Idempotent. */
   close(): Promise<void> {
-    this.closed ??= AgentSession.shut(this.handle, this.terminals, this.endConnection, this.stdin);
+    this.closed ??= AgentSession.shut(
+      this.handle,
+      this.terminals,
+      this.endConnection,
+      this.stdin,
+      this.unresponsive ? 0 : ACP_CANCEL_GRACE_MS,
+    );
     return this.closed;
   }
 
@@ -227,11 +239,13 @@ export class AgentSession {
     terminals: AcpTerminals,
     endConnection: () => void,
     stdin: Writable,
+    exitWaitMs: number = ACP_CANCEL_GRACE_MS,
   ): Promise<void> {
     endConnection();
     await terminals.dispose();
     stdin.end();
-    await settleWithin(handle.exit, ACP_CANCEL_GRACE_MS, () => undefined);
+    // An agent that ends by itself once its input closes gets a moment; then its tree is ended.
+    if (exitWaitMs > 0) await settleWithin(handle.exit, exitWaitMs, () => undefined);
     await handle.terminate();
   }
 }

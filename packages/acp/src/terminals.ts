@@ -1,8 +1,9 @@
 /**
  * ACP v1 `terminal/*` requests of one sub-agent session, backed by ctx.shell: each terminal is a
  * one-shot bash of the command (quoted argv), confined by the owner's sandbox policy, its output
- * kept as a bounded tail. Released (or left over at the session's end) terminals are ended.
+ * (stdout and stderr as one stream, interleaved as written) kept as a bounded tail. Released (or left over at the session's end) terminals are ended.
  */
+import { RequestError } from '@agentclientprotocol/sdk';
 import { DshError } from '@dsh/core';
 import type { ResolvedSandbox } from '@dsh/sandbox';
 import type { ShellExecutor, ShellProcess, ShellProcessOutcome } from '@dsh/shell';
@@ -49,7 +50,8 @@ export class AcpTerminals {
     const env = Object.fromEntries((p.env ?? []).map((e) => [e.name, e.value]));
     const sandbox = this.sandbox();
     const spec = shell.resolve({
-      command: [p.command, ...(p.args ?? [])].map(shellQuote).join(' '),
+      // One stream, as a terminal has: stderr goes where stdout goes, interleaved as written.
+      command: `exec 2>&1; ${[p.command, ...(p.args ?? [])].map(shellQuote).join(' ')}`,
       workdir: p.cwd ?? this.workspace,
       timeoutMs: ACP_TERMINAL_TIMEOUT_MS,
       env,
@@ -72,7 +74,13 @@ export class AcpTerminals {
 
   private get(id: string): Held {
     const t = this.held.get(id);
-    if (!t) throw new DshError('NOT_FOUND', `No terminal ${id} in this session.`);
+    if (!t) {
+      // An ACP error the agent can read (not an internal error): the id is unknown or released.
+      throw RequestError.invalidParams(
+        { terminalId: id },
+        `no terminal ${id} in this session (it was released, or never created)`,
+      );
+    }
     const read = t.proc.readOutput();
     t.output += read.text;
     if (read.lossy) t.truncated = true;

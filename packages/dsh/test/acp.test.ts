@@ -162,6 +162,14 @@ describe('agent_task with a scripted ACP agent', () => {
     expect(r.text).toContain('term exit=3 output=hi-from-terminal');
   });
 
+  it('a terminal’s output is one stream as written (no dsh markers); after release a readable ACP error', async () => {
+    const { dsh, agent } = await rig('workspace-write');
+    const r = await task(dsh, agent, ['term echo one; echo two >&2; echo three', 'termgone'].join('\n'));
+    expect(r.text).toContain('term exit=0 output=one\ntwo\nthree');
+    expect(r.text).not.toContain('[stderr]');
+    expect(r.text).toMatch(/after release: code=-32602 .*no terminal term-\d+ in this session/);
+  });
+
   it('a cancelled call sends session/cancel: the turn ends as cancelled and the agent is gone', async () => {
     const { dsh, agent } = await rig('danger-full-access');
     const ac = new AbortController();
