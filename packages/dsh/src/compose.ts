@@ -189,7 +189,13 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   let output: OutputPlace;
   let composition: Composition;
   try {
-    output = world ? await remotePlace(world, config) : new OutputStore(config.output.dir, config.output);
+    if (world) output = await remotePlace(world, config);
+    else {
+      const store = new OutputStore(config.output.dir, config.output);
+      output = store;
+      // A caller's spill directory gets a directory of this composition's own, removed with it.
+      if (config.shell.spillDir) config.shell.spillDir = store.ownSpillIn(config.shell.spillDir);
+    }
   } catch (error) {
     await world?.close();
     throw error;

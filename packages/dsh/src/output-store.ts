@@ -7,9 +7,9 @@
  * kept; directories of dsh processes that died are swept at start.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { writeNoEditor } from '@dsh/bash-local';
 import { ensurePrivateDir, makeFreshPrivateDir, type PrivateDirOptions, sweepDeadDirs } from '@dsh/core';
 
@@ -137,9 +137,27 @@ export class OutputStore implements OutputPlace {
     return removed;
   }
 
-  /** Removes the directory, unless the composition keeps its output. */
+  private readonly callerSpill: string[] = [];
+
+  /**
+   * This composition's own directory inside a caller's `config.shell.spillDir` (made there, 0700,
+   * fresh; the caller's directory is made when missing and otherwise left as it is): its spill
+   * files go there and are removed with the composition, unless it keeps its output.
+   * @throws DshError `UNSAFE_DIRECTORY` when the name is taken.
+   */
+  ownSpillIn(callerDir: string): string {
+    mkdirSync(callerDir, { recursive: true, mode: 0o700 });
+    const own = join(callerDir, basename(this.dir));
+    makeFreshPrivateDir(own, OUTPUT_DIR);
+    this.callerSpill.push(own);
+    return own;
+  }
+
+  /** Removes the directory (and its own directories in a caller's spill dir), unless the composition keeps its output. */
   dispose(): void {
-    if (!this.options.keep) rmSync(this.dir, { recursive: true, force: true });
+    if (this.options.keep) return;
+    rmSync(this.dir, { recursive: true, force: true });
+    for (const dir of this.callerSpill) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -3,7 +3,7 @@
  * bytes it was, the "kept" figure is the real count of bytes kept, and a job handed over at the
  * yield limit counts its age from the command's start.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -110,6 +110,23 @@ describe('result facts', () => {
       expect(fenced.data.sandbox).toMatchObject({ denied: true, denial: 'network' });
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('spill files in a caller’s own spillDir are removed at dispose, unless the output is kept', async () => {
+    for (const keep of [false, true]) {
+      const spill = tempDir('dsh-caller-spill-');
+      const d = await compose({
+        preset: 'base',
+        config: { workspace: tempDir('dsh-facts-'), shell: { spillDir: spill }, output: { keep } },
+      });
+      const r = await d.tools.call(d.createAgent('t'), 'bash', { command: "head -c 3000000 /dev/zero | tr '\\0' a" });
+      const full = /full output: ([^\s\]]+)/.exec(r.text)?.[1] as string;
+      expect(full.startsWith(spill), r.text.slice(-400)).toBe(true);
+      expect(readFileSync(full).length).toBe(3_000_000);
+      await d.dispose();
+      expect(existsSync(full)).toBe(keep);
+      expect(existsSync(spill)).toBe(true); // the caller's directory itself is left as it is
     }
   });
 });
