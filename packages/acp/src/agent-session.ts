@@ -6,7 +6,7 @@
  * JSON-RPC before it answered, is the failure it is, at once (agent-failure.ts).
  */
 import { Readable, Writable } from 'node:stream';
-import { methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { type McpServerStdio, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { DshError, settleWithin } from '@dsh/core';
 import type { SubprocessHandle, SubprocessOutcome } from '@dsh/subprocess';
 import { ACP_STDERR_TAIL_BYTES, describeExit, watchStdout } from './agent-failure.js';
@@ -119,7 +119,13 @@ export class AgentSession {
         clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
         clientInfo: { name: 'dsh', version: '0.1.0' },
       });
-      const made = await ctx.request(methods.agent.session.new, { cwd: task.workspace, mcpServers: [] });
+      const mcpServers: McpServerStdio[] = (task.mcpServers ?? []).map((m) => ({
+        name: m.name,
+        command: m.command[0] as string,
+        args: m.command.slice(1),
+        env: Object.entries(m.env ?? {}).map(([n, value]) => ({ name: n, value })),
+      }));
+      const made = await ctx.request(methods.agent.session.new, { cwd: task.workspace, mcpServers });
       return { ctx, sessionId: made.sessionId };
     };
     try {

@@ -26,6 +26,19 @@ export interface AcpAgentConfig {
   env?: Record<string, string>;
   /** One line on what the agent is for: agent_task's schema shows it to the model. @default none */
   description?: string;
+  /**
+   * MCP servers the agent is given in each session (`session/new`'s `mcpServers`, stdio ones):
+   * `{ name, command: argv, env? }`. They run where the agent runs, in its sandbox. @default []
+   */
+  mcpServers?: AcpMcpServer[];
+}
+
+/** An MCP server handed to a sub-agent. */
+export interface AcpMcpServer {
+  name: string;
+  /** The program and its arguments. */
+  command: string[];
+  env?: Record<string, string>;
 }
 
 /** Most ACP agents one composition may name. */
@@ -63,6 +76,23 @@ export class AcpService {
         throw new DshError('INVALID_ARGUMENT', `ACP agent "${name}" needs a command argv of non-empty strings.`, {
           data: { field: `acp.agents.${name}.command` },
         });
+      }
+      for (const [i, m] of (a.mcpServers ?? []).entries()) {
+        if (
+          typeof m?.name !== 'string' ||
+          m.name === '' ||
+          !Array.isArray(m.command) ||
+          m.command.length === 0 ||
+          m.command.some((w) => typeof w !== 'string' || w === '')
+        ) {
+          throw new DshError(
+            'INVALID_ARGUMENT',
+            `ACP agent "${name}": mcpServers[${i}] needs a name and a command argv.`,
+            {
+              data: { field: `acp.agents.${name}.mcpServers` },
+            },
+          );
+        }
       }
       if (a.description !== undefined && typeof a.description !== 'string') {
         throw new DshError('INVALID_ARGUMENT', `ACP agent "${name}": description must be a string.`, {
@@ -141,6 +171,7 @@ export class AcpService {
         approver: this.deps.approver,
         agentName: name,
         workspace: this.deps.workspace,
+        mcpServers: agent.mcpServers ?? [],
       },
       signal,
     );

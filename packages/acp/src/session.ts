@@ -38,6 +38,8 @@ export interface TaskContext {
   approver: Approver | undefined;
   agentName: string;
   workspace: string;
+  /** MCP servers given to the agent's sessions. @default [] */
+  mcpServers?: readonly { name: string; command: readonly string[]; env?: Record<string, string> }[];
 }
 
 /**

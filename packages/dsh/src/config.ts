@@ -85,7 +85,17 @@ export interface DshConfig {
    * files, permission and terminal requests are served within the asking agent's sandbox mode and
    * through `approver`. @default none (no agent_task tool)
    */
-  acp?: { agents: Record<string, { command: string[]; env?: Record<string, string>; description?: string }> };
+  acp?: {
+    agents: Record<
+      string,
+      {
+        command: string[];
+        env?: Record<string, string>;
+        description?: string;
+        mcpServers?: { name: string; command: string[]; env?: Record<string, string> }[];
+      }
+    >;
+  };
 }
 
 /** Where complete copies of long outputs live, and for how long. */
@@ -118,7 +128,17 @@ export interface ResolvedDshConfig {
   sessionLog: { dir: string } | null;
   output: Required<OutputConfig>;
   world: WorldConfig;
-  acp: { agents: Record<string, { command: string[]; env?: Record<string, string>; description?: string }> } | null;
+  acp: {
+    agents: Record<
+      string,
+      {
+        command: string[];
+        env?: Record<string, string>;
+        description?: string;
+        mcpServers?: { name: string; command: string[]; env?: Record<string, string> }[];
+      }
+    >;
+  } | null;
   /** False when the workspace was not given and is the remote's home (known once connected). */
   workspaceGiven: boolean;
   /** False when the output root was not given (a remote world puts it in the remote's temp dir). */
@@ -251,7 +271,14 @@ function resolveAcp(value: unknown): ResolvedDshConfig['acp'] {
   for (const [name, agent] of Object.entries(agents)) {
     const field = `acp.agents.${name}`;
     const entry = objectOr<{ command?: unknown; env?: unknown }>(agent, field, {});
-    checkKeys(entry as Record<string, unknown>, ['command', 'env', 'description'], `config.${field}`);
+    checkKeys(entry as Record<string, unknown>, ['command', 'env', 'description', 'mcpServers'], `config.${field}`);
+    const servers = (entry as { mcpServers?: unknown }).mcpServers;
+    if (servers !== undefined && !Array.isArray(servers))
+      invalid(`${field}.mcpServers`, 'must be an array of { name, command, env? }');
+    for (const [i, m] of ((servers as unknown[] | undefined) ?? []).entries()) {
+      const server = objectOr<Record<string, unknown>>(m, `${field}.mcpServers[${i}]`, {});
+      checkKeys(server, ['name', 'command', 'env'], `config.${field}.mcpServers[${i}]`);
+    }
     const description = (entry as { description?: unknown }).description;
     if (description !== undefined && typeof description !== 'string')
       invalid(`${field}.description`, 'must be a string');

@@ -310,6 +310,32 @@ describe('agent_task with a scripted ACP agent', () => {
     expect((stolen.data as { error: { code: string } }).error.code).toBe('ACP_UNKNOWN_SESSION');
   });
 
+  it('config.acp.agents.NAME.mcpServers reach the agent in session/new', async () => {
+    const dsh = await compose({
+      config: {
+        workspace: tempDir('dsh-acp-'),
+        sandbox: { mode: 'danger-full-access' },
+        acp: {
+          agents: {
+            scripted: {
+              command: [process.execPath, AGENT],
+              mcpServers: [{ name: 'files', command: ['npx', 'some-mcp', '--root', '/w'], env: { TOKEN: 't' } }],
+            },
+          },
+        },
+      },
+    });
+    open.push(dsh);
+    const r = await dsh.tools.call(dsh.createAgent('a'), 'agent_task', { agent: 'scripted', prompt: 'mcpservers' });
+    expect(r.text).toContain(
+      'mcpServers=[{"name":"files","command":"npx","args":["some-mcp","--root","/w"],"env":[{"name":"TOKEN","value":"t"}]}]',
+    );
+    const bad = compose({
+      config: { acp: { agents: { x: { command: ['sh'], mcpServers: [{ name: 'y' }] as never } } } },
+    });
+    expect(await codeOf(bad)).toBe('INVALID_ARGUMENT');
+  });
+
   it('a crash mid-turn returns what the turn produced, the exit code and the stderr, as an error', async () => {
     const { dsh, agent } = await rig('danger-full-access');
     const r = await task(dsh, agent, ['say halfway there', 'crash out of memory'].join('\n'));

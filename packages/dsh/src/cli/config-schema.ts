@@ -79,6 +79,17 @@ export const CONFIG_SCHEMA: Record<string, unknown> = {
               command: { type: 'array', items: { type: 'string' }, minItems: 1 },
               env: { type: 'object', additionalProperties: { type: 'string' } },
               description: { type: 'string' },
+              mcpServers: {
+                type: 'array',
+                items: object(
+                  {
+                    name: { type: 'string', minLength: 1 },
+                    command: { type: 'array', items: { type: 'string' }, minItems: 1 },
+                    env: { type: 'object', additionalProperties: { type: 'string' } },
+                  },
+                  ['name', 'command'],
+                ),
+              },
             },
             ['command'],
           ),
