@@ -130,6 +130,29 @@ describe.each(CASES)('ctx.lsp with $name', (c) => {
   });
 });
 
+describe('lsp positions as a model counts them', () => {
+  it('columns count characters, not UTF-16 units; a position past the end is an error; symbols come in outline order', async () => {
+    const { dsh, agent } = await rig({
+      'tsconfig.json': '{ "compilerOptions": { "strict": true, "noEmit": true } }\n',
+      'src/a.ts':
+        'export function zeta(): number {\n  return 1;\n}\nexport function alpha(): number {\n  return 2;\n}\nconst s = "😀😀"; const t = zeta();\n',
+    });
+    // Line 7: `const s = "😀😀"; const t = zeta();` — `zeta` starts at character 27 (UTF-16 unit 29).
+    const def = await dsh.tools.call(agent, 'lsp_definition', { path: 'src/a.ts', line: 7, column: 27 });
+    expect(def.text).toBe('src/a.ts:1:17');
+    const refs = await dsh.tools.call(agent, 'lsp_references', { path: 'src/a.ts', line: 1, column: 17 });
+    expect(refs.text).toContain('src/a.ts:7:27');
+    const past = await dsh.tools.call(agent, 'lsp_definition', { path: 'src/a.ts', line: 9999, column: 1 });
+    expect(past.isError).toBe(true);
+    expect((past.data as { error: { code: string } }).error.code).toBe('LSP_POSITION_OUT_OF_RANGE');
+    expect(past.text).toContain('has 8 lines');
+    const wide = await dsh.tools.call(agent, 'lsp_hover', { path: 'src/a.ts', line: 2, column: 50 });
+    expect((wide.data as { error: { code: string } }).error.code).toBe('LSP_POSITION_OUT_OF_RANGE');
+    const symbols = await dsh.tools.call(agent, 'lsp_symbols', { path: 'src/a.ts' });
+    expect(symbols.text.indexOf('zeta')).toBeLessThan(symbols.text.indexOf('alpha'));
+  });
+});
+
 describe('ctx.lsp keeps every open file in step with the disk', () => {
   it('an edit made with bash to another open file changes this file’s diagnostics', async () => {
     const ts = CASES[0] as Case;

@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DshError, type Owner } from '@dsh/core';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { type FileAccess, filesOf } from './files.js';
+import { toColumn, toLspPosition } from './positions.js';
 import { LanguageServer, type RawDiagnostic } from './server.js';
 import type { LanguageServerConfig } from './servers.js';
 
@@ -47,8 +48,21 @@ const SEVERITY = ['error', 'error', 'warning', 'information', 'hint'] as const;
 type Range = { start: { line: number; character: number } };
 type Location = { uri: string; range: Range };
 
-function placeOf(uri: string, range: Range): Place {
-  return { path: fileURLToPath(uri), line: range.start.line + 1, column: range.start.character + 1 };
+/** The place of `range` in `uri`, its column in characters of `text` (the file's, when known). */
+function placeOf(uri: string, range: Range, text: string | null): Place {
+  const path = fileURLToPath(uri);
+  return { path, line: range.start.line + 1, column: toColumn(text, range.start.line, range.start.character) };
+}
+
+/** Texts of the files a result names: the server's copy, else read (null when unreadable). */
+async function textsOf(
+  paths: readonly string[],
+  server: LanguageServer,
+  files: FileAccess,
+): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const p of new Set(paths)) out.set(p, server.textOf(p) ?? (await files.read(p).catch(() => null)));
+  return out;
 }
 
 /** The language servers of one composition. */
@@ -97,7 +111,10 @@ export class LspHost {
    * The server for `path`, synced with the file on disk.
    * @throws DshError `LSP_NO_SERVER`, `LSP_BACKOFF`, `LSP_START_FAILED`, `LSP_FILE_UNREADABLE`, `DISPOSED`.
    */
-  private async serverFor(path: string, owner?: Owner): Promise<{ server: LanguageServer; changed: boolean }> {
+  private async serverFor(
+    path: string,
+    owner?: Owner,
+  ): Promise<{ server: LanguageServer; changed: boolean; files: FileAccess }> {
     if (this.disposed) throw new DshError('DISPOSED', 'the language servers were disposed.');
     const lang = this.languageOf(path);
     if (!lang) {
@@ -141,7 +158,7 @@ export class LspHost {
       if (other !== path && otherLang) await server.sync(other, otherLang.languageId, files).catch(() => undefined);
     }
     const changed = await server.sync(path, lang.languageId, files);
-    return { server, changed };
+    return { server, changed, files };
   }
 
   /** Starts the server of `key` after any backoff it owes, and waits for its initialize. */
@@ -188,8 +205,9 @@ export class LspHost {
       );
     }
     const raw: RawDiagnostic[] = published;
+    const text = server.textOf(path);
     return raw.map((d) => ({
-      ...placeOf(pathToFileURL(path).href, d.range),
+      ...placeOf(pathToFileURL(path).href, d.range, text),
       severity: SEVERITY[d.severity ?? 1] ?? 'error',
       message: d.message,
       source: d.source ?? null,
@@ -202,16 +220,22 @@ export class LspHost {
     owner: Owner | undefined,
     extra: Record<string, unknown> = {},
   ): Promise<Place[]> {
-    const { server } = await this.serverFor(place.path, owner);
+    const { server, files } = await this.serverFor(place.path, owner);
     const result = await server.request<Location | Location[] | null>(method, {
       textDocument: { uri: pathToFileURL(place.path).href },
-      position: { line: place.line - 1, character: place.column - 1 },
+      position: toLspPosition(server.textOf(place.path) ?? '', place.path, place.line, place.column),
       ...extra,
     });
-    const list = result === null ? [] : Array.isArray(result) ? result : [result];
-    return list.map((l) =>
-      placeOf(l.uri ?? (l as { targetUri?: string }).targetUri, l.range ?? (l as { targetRange?: Range }).targetRange),
+    const list = (result === null ? [] : Array.isArray(result) ? result : [result]).map((l) => ({
+      uri: l.uri ?? (l as { targetUri?: string }).targetUri ?? '',
+      range: l.range ?? (l as { targetRange?: Range }).targetRange,
+    }));
+    const texts = await textsOf(
+      list.map((l) => fileURLToPath(l.uri)),
+      server,
+      files,
     );
+    return list.map((l) => placeOf(l.uri, l.range, texts.get(fileURLToPath(l.uri)) ?? null));
   }
 
   /** Where the symbol at `place` is defined. */
@@ -229,7 +253,7 @@ export class LspHost {
     const { server } = await this.serverFor(place.path, owner);
     const r = await server.request<{ contents: unknown } | null>('textDocument/hover', {
       textDocument: { uri: pathToFileURL(place.path).href },
-      position: { line: place.line - 1, character: place.column - 1 },
+      position: toLspPosition(server.textOf(place.path) ?? '', place.path, place.line, place.column),
     });
     if (!r) return null;
     const part = (c: unknown): string =>
@@ -257,12 +281,17 @@ export class LspHost {
         textDocument: { uri: pathToFileURL(path).href },
       })) ?? [];
     const out: SymbolInfo[] = [];
+    const text = server.textOf(path);
+    const startOf = (s: Sym) => (s.range ?? s.selectionRange ?? s.location?.range)?.start ?? { line: 0, character: 0 };
+    // Outline order: each level by where its symbols start (servers may sort them by name).
+    const byStart = (a: Sym, b: Sym) =>
+      startOf(a).line - startOf(b).line || startOf(a).character - startOf(b).character;
     const walk = (list: Sym[], depth: number) => {
-      for (const s of list) {
+      for (const s of [...list].sort(byStart)) {
         const range = s.selectionRange ?? s.range ?? s.location?.range;
         if (range)
           out.push({
-            ...placeOf(s.location?.uri ?? pathToFileURL(path).href, range),
+            ...placeOf(s.location?.uri ?? pathToFileURL(path).href, range, text),
             name: s.name,
             kind: s.kind,
             depth,

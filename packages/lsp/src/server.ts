@@ -19,8 +19,8 @@ import type { LanguageServerConfig } from './servers.js';
 
 /** The server's stderr kept for errors: its last words, bounded, never spilled. */
 export const LSP_STDERR_TAIL_BYTES = 16 * 1024;
-/** How long `initialize` may take (a cold tsserver or pyright start). */
-export const LSP_INITIALIZE_TIMEOUT_MS = 60_000;
+/** How long `initialize` may take (a cold tsserver or pyright start); well under an MCP client's 60 s request limit, so the call can still say why. */
+export const LSP_INITIALIZE_TIMEOUT_MS = 30_000;
 /** How long one request may take before it is cancelled and reported. */
 export const LSP_REQUEST_TIMEOUT_MS = 30_000;
 /** How long `shutdown` may take at dispose before the tree is ended. */
@@ -109,6 +109,11 @@ export class LanguageServer {
     this.ready = timeoutOf(Promise.race([init, died]), LSP_INITIALIZE_TIMEOUT_MS, () =>
       this.failure('did not answer initialize in time'),
     );
+  }
+
+  /** The text this server was last given for `path`, or null when it was not opened. */
+  textOf(path: string): string | null {
+    return this.opened.get(pathToFileURL(path).href)?.text ?? null;
   }
 
   /** Paths of the files this server was told about (they are re-synced before each query). */

@@ -19,7 +19,7 @@ const placeArgs = z
   .object({
     path: pathArg,
     line: z.number().int().min(1).describe('1-based line'),
-    column: z.number().int().min(1).describe('1-based column'),
+    column: z.number().int().min(1).describe('1-based column, in characters'),
   })
   .strict();
 
