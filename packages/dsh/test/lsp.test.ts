@@ -7,11 +7,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LspHost } from '@dsh/lsp';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
 import { compose, type Dsh } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, tempDir, waitFor } from '../../../test/support.js';
+
+/** A server that publishes an empty list first and the real one later (fixtures/lsp-late.mjs). */
+const LATE_SERVER = fileURLToPath(new URL('./fixtures/lsp-late.mjs', import.meta.url));
 
 const open: Dsh[] = [];
 afterEach(async () => {
@@ -170,6 +174,32 @@ describe('ctx.lsp keeps every open file in step with the disk', () => {
       return r.text === 'No diagnostics.';
     }, 'the change in lib.ts to be seen from main.ts');
   });
+});
+
+describe('diagnostics come from a settled server', () => {
+  it.each(['progress', 'quiet'])(
+    'an empty first publication is not the answer (%s): the real list is',
+    async (mode) => {
+      const workspace = tempDir('dsh-lsp-late-');
+      writeFileSync(join(workspace, 'a.ts'), 'x\n');
+      const runtime = new LocalSubprocessRuntime();
+      const host = new LspHost(() => ({ runtime, scope: 'host' }), workspace, {
+        typescript: {
+          command: [process.execPath, LATE_SERVER, mode],
+          extensions: { '.ts': 'typescript' },
+          rootMarkers: [],
+        },
+      });
+      try {
+        const found = await host.diagnostics(join(workspace, 'a.ts'));
+        expect(found.map((d) => d.message)).toEqual(['the real error']);
+        expect(found.partial).toBeUndefined();
+      } finally {
+        await host.dispose();
+        await runtime.dispose();
+      }
+    },
+  );
 });
 
 describe('a language server that dies', () => {

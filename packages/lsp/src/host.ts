@@ -188,10 +188,13 @@ export class LspHost {
     return server;
   }
 
-  /** Errors and warnings of `path` (after syncing it from disk). */
-  async diagnostics(path: string, owner?: Owner): Promise<Diagnostic[]> {
+  /**
+   * Errors and warnings of `path` (after syncing it from disk), once the server settled; `partial`
+   * says why they may be incomplete when it did not settle within {@link DIAGNOSTICS_WAIT_MS}.
+   */
+  async diagnostics(path: string, owner?: Owner): Promise<Diagnostic[] & { partial?: string }> {
     const { server } = await this.serverFor(path, owner);
-    const published = await server.diagnosticsOf(path, DIAGNOSTICS_WAIT_MS);
+    const { diagnostics: published, settled } = await server.diagnosticsOf(path, DIAGNOSTICS_WAIT_MS);
     if (published === null && server.dead) {
       throw new DshError(
         'LSP_SERVER_EXITED',
@@ -206,12 +209,16 @@ export class LspHost {
     }
     const raw: RawDiagnostic[] = published;
     const text = server.textOf(path);
-    return raw.map((d) => ({
+    const list: Diagnostic[] & { partial?: string } = raw.map((d) => ({
       ...placeOf(pathToFileURL(path).href, d.range, text),
       severity: SEVERITY[d.severity ?? 1] ?? 'error',
       message: d.message,
       source: d.source ?? null,
     }));
+    if (!settled) {
+      list.partial = `the ${server.language} server was still working after ${DIAGNOSTICS_WAIT_MS / 1000} s (loading the project, or still publishing): this list may be incomplete; call lsp_diagnostics again`;
+    }
+    return list;
   }
 
   private async locations(

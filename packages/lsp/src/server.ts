@@ -14,6 +14,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node.js';
+import { DIAGNOSTICS_QUIET_MS, ServerActivity } from './activity.js';
 import type { FileAccess } from './files.js';
 import type { LanguageServerConfig } from './servers.js';
 
@@ -48,7 +49,7 @@ export class LanguageServer {
   private readonly connection: MessageConnection;
   private readonly opened = new Map<string, { version: number; text: string }>();
   private readonly diagnostics = new Map<string, RawDiagnostic[]>();
-  private readonly waiters = new Map<string, Array<() => void>>();
+  private readonly activity = new ServerActivity();
   private exited = false;
   /** Requests in flight, failed at once when the server exits (a set, not a race per request on the exit: that would keep every answer alive until the server ends). */
   private readonly inFlight = new Set<() => void>();
@@ -82,8 +83,11 @@ export class LanguageServer {
       'textDocument/publishDiagnostics',
       (p: { uri: string; diagnostics: RawDiagnostic[] }) => {
         this.diagnostics.set(p.uri, p.diagnostics);
-        for (const wake of this.waiters.get(p.uri)?.splice(0) ?? []) wake();
+        this.activity.published(p.uri);
       },
+    );
+    this.connection.onNotification('$/progress', (p: { token: string | number; value?: { kind?: unknown } }) =>
+      this.activity.progress(p.token, p.value?.kind),
     );
     // Requests a server may send; answered so it never waits on us.
     this.connection.onRequest('workspace/configuration', (p: { items?: unknown[] }) => (p.items ?? []).map(() => null));
@@ -93,7 +97,7 @@ export class LanguageServer {
     this.connection.listen();
     void this.handle.exit.then(() => {
       this.exited = true;
-      for (const list of this.waiters.values()) for (const wake of list.splice(0)) wake();
+      this.activity.poke();
       for (const fail of [...this.inFlight]) fail();
     });
     // A server that exits (or never starts) before answering fails at once, with its stderr.
@@ -191,21 +195,23 @@ export class LanguageServer {
     return true;
   }
 
-  /** Diagnostics of `path` as last published, waiting up to `waitMs` for the first publication. */
-  async diagnosticsOf(path: string, waitMs: number): Promise<RawDiagnostic[] | null> {
+  /**
+   * Diagnostics of `path` once settled (activity.ts): published, no announced work running, and
+   * quiet for a moment; waiting up to `waitMs`. `settled` is false when the wait ran out first
+   * (the list, when there is one, may then be incomplete).
+   */
+  async diagnosticsOf(
+    path: string,
+    waitMs: number,
+  ): Promise<{ diagnostics: RawDiagnostic[] | null; settled: boolean }> {
     const uri = pathToFileURL(path).href;
-    if (!this.diagnostics.has(uri) && !this.exited) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, waitMs);
-        const list = this.waiters.get(uri) ?? [];
-        list.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        this.waiters.set(uri, list);
-      });
-    }
-    return this.diagnostics.get(uri) ?? null;
+    const settled = await this.activity.until(
+      () =>
+        this.exited ||
+        (this.diagnostics.has(uri) && !this.activity.busy && this.activity.quietFor(uri) >= DIAGNOSTICS_QUIET_MS),
+      waitMs,
+    );
+    return { diagnostics: this.diagnostics.get(uri) ?? null, settled: settled && !this.exited };
   }
 
   /** A request, bounded in time; a dead server is an error naming its stderr. */

@@ -29,6 +29,7 @@ const place = { path: z.string(), line: z.number(), column: z.number() };
 const diagnosticsOutput = z.object({
   ...errorFact,
   count: z.number().optional(),
+  partial: z.boolean().optional(),
   diagnostics: z
     .array(z.object({ ...place, severity: z.string(), message: z.string(), source: z.string().nullable() }))
     .optional(),
@@ -94,10 +95,15 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
         if (typeof abs !== 'string') return abs;
         const found = await lsp(ctx).diagnostics(abs, owner);
         const lines = found.map((d) => `${shown(workspace, d)}: ${d.severity}: ${d.message.replace(/\s*\n\s*/g, ' ')}`);
+        const text = listed(lines, 'diagnostics');
         return {
-          text: listed(lines, 'diagnostics'),
+          text: found.partial ? `${text}\n[partial: ${found.partial}]` : text,
           isError: false,
-          data: { count: found.length, diagnostics: found.slice(0, LSP_MAX_ITEMS) },
+          data: {
+            count: found.length,
+            diagnostics: found.slice(0, LSP_MAX_ITEMS),
+            ...(found.partial ? { partial: true } : {}),
+          },
         };
       },
     }),
