@@ -178,10 +178,10 @@ describe('ctx.lsp keeps every open file in step with the disk', () => {
 
 describe('diagnostics come from a settled server', () => {
   it.each(['progress', 'quiet'])(
-    'an empty first publication is not the answer (%s): the real list is',
+    'an empty first publication is not the answer, nor a first query before the project loaded (%s)',
     async (mode) => {
       const workspace = tempDir('dsh-lsp-late-');
-      writeFileSync(join(workspace, 'a.ts'), 'x\n');
+      writeFileSync(join(workspace, 'a.ts'), 'x\ny\nz\n');
       const runtime = new LocalSubprocessRuntime();
       const host = new LspHost(() => ({ runtime, scope: 'host' }), workspace, {
         typescript: {
@@ -194,6 +194,20 @@ describe('diagnostics come from a settled server', () => {
         const found = await host.diagnostics(join(workspace, 'a.ts'));
         expect(found.map((d) => d.message)).toEqual(['the real error']);
         expect(found.partial).toBeUndefined();
+        // A fresh host: its first query waits for the server to load the project.
+        const other = new LspHost(() => ({ runtime, scope: 'host' }), workspace, {
+          typescript: {
+            command: [process.execPath, LATE_SERVER, mode],
+            extensions: { '.ts': 'typescript' },
+            rootMarkers: [],
+          },
+        });
+        try {
+          const def = await other.definition({ path: join(workspace, 'a.ts'), line: 1, column: 1 });
+          expect(def.map((p) => p.line)).toEqual([3]);
+        } finally {
+          await other.dispose();
+        }
       } finally {
         await host.dispose();
         await runtime.dispose();

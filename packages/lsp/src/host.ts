@@ -21,6 +21,8 @@ declare module '@dsh/core' {
 
 /** How long a query waits for a server's first diagnostics of a file it was just told about. */
 export const DIAGNOSTICS_WAIT_MS = 15_000;
+/** How long a definition, references or hover query waits for the server to settle on its file first. */
+export const QUERY_SETTLE_WAIT_MS = 15_000;
 /** Restart backoff after a server died: doubles per death in a row, up to the maximum. */
 export const RESTART_BACKOFF_MS = 250;
 export const RESTART_BACKOFF_MAX_MS = 8_000;
@@ -228,6 +230,7 @@ export class LspHost {
     extra: Record<string, unknown> = {},
   ): Promise<Place[]> {
     const { server, files } = await this.serverFor(place.path, owner);
+    const partial = await this.settle(server, place.path);
     const result = await server.request<Location | Location[] | null>(method, {
       textDocument: { uri: pathToFileURL(place.path).href },
       position: toLspPosition(server.textOf(place.path) ?? '', place.path, place.line, place.column),
@@ -242,7 +245,24 @@ export class LspHost {
       server,
       files,
     );
-    return list.map((l) => placeOf(l.uri, l.range, texts.get(fileURLToPath(l.uri)) ?? null));
+    const places: Place[] & { partial?: string } = list.map((l) =>
+      placeOf(l.uri, l.range, texts.get(fileURLToPath(l.uri)) ?? null),
+    );
+    if (partial) places.partial = partial;
+    return places;
+  }
+
+  /**
+   * Waits (up to {@link QUERY_SETTLE_WAIT_MS}) until the server has settled on `path` — it
+   * published the file's diagnostics and announces no work — so a query is not answered by a
+   * server that has not loaded the project yet (tsserver's syntax-only first answers). Returns
+   * why an answer may be partial, or null.
+   */
+  private async settle(server: LanguageServer, path: string): Promise<string | null> {
+    const { settled } = await server.diagnosticsOf(path, QUERY_SETTLE_WAIT_MS);
+    return settled || server.dead
+      ? null
+      : `the ${server.language} server was still loading the project after ${QUERY_SETTLE_WAIT_MS / 1000} s: this answer may be incomplete; ask again`;
   }
 
   /** Where the symbol at `place` is defined. */
@@ -258,6 +278,7 @@ export class LspHost {
   /** The hover text at `place`, as plain text, or null. */
   async hover(place: Place, owner?: Owner): Promise<string | null> {
     const { server } = await this.serverFor(place.path, owner);
+    await this.settle(server, place.path);
     const r = await server.request<{ contents: unknown } | null>('textDocument/hover', {
       textDocument: { uri: pathToFileURL(place.path).href },
       position: toLspPosition(server.textOf(place.path) ?? '', place.path, place.line, place.column),

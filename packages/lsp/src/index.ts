@@ -6,7 +6,13 @@
 export type { FileAccess } from './files.js';
 export { filesOf, LSP_MAX_FILE_BYTES } from './files.js';
 export type { Diagnostic, Place, SymbolInfo } from './host.js';
-export { DIAGNOSTICS_WAIT_MS, LspHost, RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_MS } from './host.js';
+export {
+  DIAGNOSTICS_WAIT_MS,
+  LspHost,
+  QUERY_SETTLE_WAIT_MS,
+  RESTART_BACKOFF_MAX_MS,
+  RESTART_BACKOFF_MS,
+} from './host.js';
 export type { LspPluginOptions } from './plugin.js';
 export { LSP_PLUGIN, lspPlugin } from './plugin.js';
 export { LSP_INITIALIZE_TIMEOUT_MS, LSP_REQUEST_TIMEOUT_MS, LSP_SHUTDOWN_MS, LSP_STDERR_TAIL_BYTES } from './server.js';

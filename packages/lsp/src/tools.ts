@@ -77,11 +77,13 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
     const abs = inside(workspace, args.path);
     return typeof abs === 'string' ? { path: abs, line: args.line, column: args.column } : abs;
   };
-  const places = (list: Place[], what: string) =>
-    listed(
+  const places = (list: Place[] & { partial?: string }, what: string) => {
+    const text = listed(
       list.map((p) => shown(workspace, p)),
       what,
     );
+    return list.partial ? `${text}\n[partial: ${list.partial}]` : text;
+  };
   return [
     defineTool({
       name: 'lsp_diagnostics',
