@@ -216,6 +216,33 @@ describe('diagnostics come from a settled server', () => {
   );
 });
 
+describe('answers after an edit elsewhere', () => {
+  it('an edit to another open file is waited for: this file’s diagnostics are the republished ones', async () => {
+    const workspace = tempDir('dsh-lsp-deps-');
+    writeFileSync(join(workspace, 'a.ts'), 'a\n');
+    writeFileSync(join(workspace, 'b.ts'), 'b\n');
+    const runtime = new LocalSubprocessRuntime();
+    const host = new LspHost(() => ({ runtime, scope: 'host' }), workspace, {
+      typescript: {
+        command: [process.execPath, LATE_SERVER, 'deps'],
+        extensions: { '.ts': 'typescript' },
+        rootMarkers: [],
+      },
+    });
+    try {
+      const message = async (file: string) => (await host.diagnostics(join(workspace, file))).map((d) => d.message);
+      expect(await message('a.ts')).toEqual(['after 0 changes']);
+      expect(await message('b.ts')).toEqual(['after 0 changes']);
+      writeFileSync(join(workspace, 'b.ts'), 'b changed\n');
+      // Asking about the unchanged a.ts syncs b.ts first; the answer waits for a.ts's republication.
+      expect(await message('a.ts')).toEqual(['after 1 changes']);
+    } finally {
+      await host.dispose();
+      await runtime.dispose();
+    }
+  });
+});
+
 describe('a language server that dies', () => {
   it('at start is LSP_START_FAILED at once, with no unhandled error; the host goes on', async () => {
     const workspace = tempDir('dsh-lsp-dead-');

@@ -9,6 +9,12 @@
 
 /** A file's diagnostics are settled once this long passed since its last publication (the empty-then-real gap is about 150 ms). */
 export const DIAGNOSTICS_QUIET_MS = 400;
+/**
+ * After a change to any open file, another file's diagnostics published before it stand only
+ * once the server republished them, or this long passed with no republication (an edit to B
+ * changes A's errors when A imports B; servers republish open files after a change).
+ */
+export const DIAGNOSTICS_UNCHANGED_MS = 1_500;
 /** How often a wait re-checks while nothing happens (quiet windows end without an event). */
 const RECHECK_MS = 50;
 
@@ -34,6 +40,22 @@ export class ServerActivity {
   /** Work the server announced is running. */
   get busy(): boolean {
     return this.active.size > 0;
+  }
+
+  private lastChange = 0;
+
+  /** The client sent a file's text (open or change): every open file's diagnostics may change. */
+  changed(): void {
+    this.lastChange = Date.now();
+  }
+
+  /**
+   * Whether `uri`'s diagnostics can stand after the last change: published since, or nothing came
+   * for {@link DIAGNOSTICS_UNCHANGED_MS} after it (the change did not touch this file).
+   */
+  current(uri: string): boolean {
+    const at = this.lastPublish.get(uri) ?? 0;
+    return at >= this.lastChange || Date.now() - this.lastChange >= DIAGNOSTICS_UNCHANGED_MS;
   }
 
   /** Milliseconds since `uri`'s last publication (Infinity when none). */

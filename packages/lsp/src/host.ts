@@ -157,7 +157,11 @@ export class LspHost {
     // bash to another file (an export, a type) changes what this one's answers are.
     for (const other of server.openPaths()) {
       const otherLang = this.languageOf(other);
-      if (other !== path && otherLang) await server.sync(other, otherLang.languageId, files).catch(() => undefined);
+      if (other === path || !otherLang) continue;
+      // A file deleted from disk is closed on the server: its importers then see it gone.
+      const [present] = await files.exists([other]);
+      if (!present) await server.forget(other);
+      else await server.sync(other, otherLang.languageId, files).catch(() => undefined);
     }
     const changed = await server.sync(path, lang.languageId, files);
     return { server, changed, files };

@@ -115,6 +115,15 @@ export class LanguageServer {
     );
   }
 
+  /** Closes `path` on the server (a file deleted from disk): it no longer counts as open. */
+  async forget(path: string): Promise<void> {
+    const uri = pathToFileURL(path).href;
+    if (!this.opened.delete(uri)) return;
+    this.diagnostics.delete(uri);
+    this.activity.changed();
+    await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } }).catch(() => undefined);
+  }
+
   /** The text this server was last given for `path`, or null when it was not opened. */
   textOf(path: string): string | null {
     return this.opened.get(pathToFileURL(path).href)?.text ?? null;
@@ -178,6 +187,7 @@ export class LanguageServer {
     const uri = pathToFileURL(path).href;
     const known = this.opened.get(uri);
     if (known && known.text === text) return false;
+    this.activity.changed();
     if (!known) {
       this.opened.set(uri, { version: 1, text });
       await this.connection.sendNotification('textDocument/didOpen', {
@@ -208,7 +218,10 @@ export class LanguageServer {
     const settled = await this.activity.until(
       () =>
         this.exited ||
-        (this.diagnostics.has(uri) && !this.activity.busy && this.activity.quietFor(uri) >= DIAGNOSTICS_QUIET_MS),
+        (this.diagnostics.has(uri) &&
+          !this.activity.busy &&
+          this.activity.quietFor(uri) >= DIAGNOSTICS_QUIET_MS &&
+          this.activity.current(uri)),
       waitMs,
     );
     return { diagnostics: this.diagnostics.get(uri) ?? null, settled: settled && !this.exited };
