@@ -47,6 +47,11 @@ describe('remote world in a Docker container', () => {
     });
     expect(sent.text).toContain('42');
     expect(sent.text).toContain('root:x:0:');
+    // The language servers are this machine's packages: in the container they are unavailable, said so.
+    const lsp = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'a.ts' });
+    expect(lsp.isError).toBe(true);
+    expect((lsp.data as { error: { code: string } }).error.code).toBe('LSP_UNAVAILABLE');
+    expect(lsp.text).toContain('is not there');
   });
 
   it('a restricted mode refuses there with SANDBOX_UNAVAILABLE and says how to fix it', async () => {

@@ -179,6 +179,18 @@ export class LspHost {
     const wait = d ? Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_MS * 2 ** (d.count - 1)) : 0;
     if (d && Date.now() - d.at < wait) await new Promise((r) => setTimeout(r, wait - (Date.now() - d.at)));
     if (this.disposed) throw new DshError('DISPOSED', 'the language servers were disposed.');
+    // The program (or, for `node script`, its script) must exist where the server runs: a remote
+    // world may not have this machine's packages. Said plainly instead of a module-not-found stack.
+    const program = config.command.find((w, i) => i > 0 && w.startsWith('/')) ?? config.command[0];
+    if (program?.startsWith('/')) {
+      const [present] = await filesOf(runtime).exists([program]);
+      if (!present) {
+        throw new DshError(
+          'LSP_UNAVAILABLE',
+          `The ${language} language server cannot run where the commands run: ${program} is not there (a remote world has not this machine's packages); install the server there and configure its command.`,
+        );
+      }
+    }
     const server = new LanguageServer(runtime, language, root, config);
     this.running.set(key, server);
     try {
