@@ -13,6 +13,11 @@ import { abstractBait, type Bait, connectPy, tcpBait, unixBait } from '../harnes
 import type { Row } from './types.js';
 
 const DOCKER_SOCKET = '/var/run/docker.sock';
+/**
+ * Rows whose bait is a path socket the worlds of other rows would mask run alone: a socket
+ * removed while another world starts makes that start fail (a known gap of host-sockets.ts).
+ */
+const ALONE = '*';
 
 /** The attempt: one call with the network as the row says (dsh run has no --network: dsh mcp then). */
 async function call(host: Host, command: string, network: boolean): Promise<Attempt> {
@@ -25,10 +30,12 @@ function baitRow(
   network: boolean,
   make: (host: Host) => Promise<Bait>,
   hostOptions?: Row['host'],
+  lock?: string,
 ): Row {
   return {
     id,
     ...(hostOptions ? { host: hostOptions } : {}),
+    ...(lock ? { lock } : {}),
     klass: 'agents',
     title: `${title} (network ${network ? 'on' : 'off'})`,
     proof: "the host's server counts the connection",
@@ -115,12 +122,24 @@ export const socketRows: Row[] = [
         'connect to a unix socket on the host disk (under /var/tmp)',
         network,
         (host) => unixBait(host, join(host.outside, 'bait.sock')),
+        undefined,
+        ALONE,
       ),
-      baitRow(`agents-home-socket${on}`, 'connect to a unix socket in ~/.cache', network, (host) =>
-        unixBait(host, join(host.dir(join(host.home, '.cache')), 'bait.sock')),
+      baitRow(
+        `agents-home-socket${on}`,
+        'connect to a unix socket in ~/.cache',
+        network,
+        (host) => unixBait(host, join(host.dir(join(host.home, '.cache')), 'bait.sock')),
+        undefined,
+        ALONE,
       ),
-      baitRow(`agents-workspace-socket${on}`, 'connect to a host unix socket in the workspace', network, (host) =>
-        unixBait(host, join(host.ws, 'bait.sock')),
+      baitRow(
+        `agents-workspace-socket${on}`,
+        'connect to a host unix socket in the workspace',
+        network,
+        (host) => unixBait(host, join(host.ws, 'bait.sock')),
+        undefined,
+        ALONE,
       ),
     ];
   }),
@@ -131,6 +150,7 @@ export const socketRows: Row[] = [
     false,
     (host) => unixBait(host, join(host.ws, 'bait.sock')),
     { workspaceUnderTmp: true },
+    ALONE,
   ),
   dockerRow,
 ];
