@@ -30,8 +30,8 @@ function exitOf(handle: SubprocessHandle, code: string, stderr: () => string): P
 export class AgentSession {
   /** Epoch ms of the last turn's end (or the start). */
   lastUsed = Date.now();
-  private turnState: TurnState | null = null;
   private closed: Promise<void> | undefined;
+  private exited = false;
 
   private constructor(
     readonly sessionId: string,
@@ -41,19 +41,23 @@ export class AgentSession {
     private readonly endConnection: () => void,
     private readonly terminals: AcpTerminals,
     private readonly stdin: Writable,
-  ) {}
+    /** The turn running now, shared with the client handlers that gather into it. */
+    private readonly turnNow: { state: TurnState | null },
+  ) {
+    void handle.exit.then(() => {
+      this.exited = true;
+    });
+  }
 
   /** A turn is running. */
   get busy(): boolean {
-    return this.turnState !== null;
+    return this.turnNow.state !== null;
   }
 
   /** The agent's process still runs and the session was not closed. */
   get alive(): boolean {
     return this.closed === undefined && !this.exited;
   }
-
-  private exited = false;
 
   /**
    * Starts `command` and opens a session; null when `signal` aborted the start.
@@ -80,8 +84,8 @@ export class AgentSession {
     const { stream: stdout, notAcp } = watchStdout(handle.stdout as Readable, () => starting);
     const stderr = (): string => handle.stderrReader?.read(0).text ?? '';
     const terminals = new AcpTerminals(task.shell, () => task.sandbox, task.workspace);
-    let current: TurnState | null = null;
-    const app = clientApp(task, filesOf(task.runtime), terminals, () => current);
+    const turnNow: { state: TurnState | null } = { state: null };
+    const app = clientApp(task, filesOf(task.runtime), terminals, () => turnNow.state);
     let endConnection: () => void = () => undefined;
     const ending = new Promise<void>((resolve) => {
       endConnection = resolve;
@@ -138,16 +142,12 @@ export class AgentSession {
       );
       starting = false;
       const session = opened
-        ? new AgentSession(opened.sessionId, opened.ctx, handle, stderr, endConnection, terminals, stdin)
+        ? new AgentSession(opened.sessionId, opened.ctx, handle, stderr, endConnection, terminals, stdin, turnNow)
         : null;
       if (!session) {
         await AgentSession.shut(handle, terminals, endConnection, stdin);
         return null;
       }
-      session.watchExit();
-      session.current = (state) => {
-        current = state;
-      };
       return session;
     } catch (error) {
       let why = error instanceof Error ? error.message : String(error);
@@ -165,15 +165,6 @@ export class AgentSession {
     }
   }
 
-  /** Sets the turn the client handlers gather into (wired at open). */
-  private current: (state: TurnState | null) => void = () => undefined;
-
-  private watchExit(): void {
-    void this.handle.exit.then(() => {
-      this.exited = true;
-    });
-  }
-
   /**
    * One turn: `prompt`, gathered until it ends; a cancel sends `session/cancel` (past the grace it
    * counts as cancelled). When the agent dies during it, the result keeps what it produced and
@@ -184,11 +175,10 @@ export class AgentSession {
     signal?: AbortSignal,
     onUpdate?: (live: AgentTaskResult) => void,
   ): Promise<AgentTaskResult> {
-    if (this.turnState)
+    if (this.turnNow.state)
       throw new DshError('ACP_SESSION_BUSY', `session ${this.sessionId} is in a turn; wait for it to end.`);
     const result: AgentTaskResult = { stopReason: 'unknown', message: '', plan: [], toolCalls: [] };
-    this.turnState = { result, calls: new Map(), onUpdate };
-    this.current(this.turnState);
+    this.turnNow.state = { result, calls: new Map(), onUpdate };
     let graceOver: () => void = () => undefined;
     const cancelled = new Promise<{ stopReason: string }>((resolve) => {
       graceOver = () => {
@@ -218,8 +208,7 @@ export class AgentSession {
       result.stopReason = 'failed';
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      this.turnState = null;
-      this.current(null);
+      this.turnNow.state = null;
       this.lastUsed = Date.now();
     }
     return result;

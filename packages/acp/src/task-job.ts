@@ -5,7 +5,7 @@
  * transcript as it grows, `job_kill` cancels it (`session/cancel`, then the agent's tree ends),
  * and the job's end carries the whole rendered result.
  */
-import type { Owner, ProgressReport } from '@dsh/core';
+import { type Owner, type ProgressReport, settleWithin } from '@dsh/core';
 import type { JobRun, JobService } from '@dsh/jobs';
 import type { AgentTaskResult } from './session.js';
 
@@ -16,15 +16,6 @@ export const AGENT_PROGRESS_INTERVAL_MS = 1_000;
 function lastLine(live: AgentTaskResult | null): string {
   const lines = (live?.message ?? '').split('\n').filter((l) => l.trim() !== '');
   return lines.at(-1) ?? '';
-}
-
-/** Waits for `done` or `ms`; null on the timer. */
-function within<T>(done: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  return Promise.race([done, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** What a running task exposes to the hand-over. */
@@ -61,7 +52,7 @@ export async function awaitOrHandOver(
       0,
       Math.min(AGENT_PROGRESS_INTERVAL_MS, yieldMs === undefined ? AGENT_PROGRESS_INTERVAL_MS : yieldMs - elapsed),
     );
-    const result = await within(task.done, wait);
+    const result = await settleWithin(task.done, wait, () => null);
     if (result) return { result };
     const now = Date.now() - started;
     if (yieldMs !== undefined && now >= yieldMs && options.jobs) {

@@ -144,7 +144,10 @@ export function createAgentTaskTool(agents: Readonly<Record<string, { descriptio
             done,
             live: () => live,
             cancel: () => kill.abort(),
-            render: (r) => ({ ...rendered(r), ok: !rendered(r).isError }),
+            render: (r) => {
+              const out = rendered(r);
+              return { ...out, ok: !out.isError };
+            },
           },
           {
             yieldMs: context.yieldMs,

@@ -3,6 +3,7 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import type { AcpAgentConfig } from '@dsh/acp';
 import type { LocalBashConfig } from '@dsh/bash-local';
 import type { Approver, EscalationRequest } from '@dsh/core';
 import { DshError } from '@dsh/core';
@@ -85,17 +86,7 @@ export interface DshConfig {
    * files, permission and terminal requests are served within the asking agent's sandbox mode and
    * through `approver`. @default none (no agent_task tool)
    */
-  acp?: {
-    agents: Record<
-      string,
-      {
-        command: string[];
-        env?: Record<string, string>;
-        description?: string;
-        mcpServers?: { name: string; command: string[]; env?: Record<string, string> }[];
-      }
-    >;
-  };
+  acp?: { agents: Record<string, AcpAgentConfig> };
 }
 
 /** Where complete copies of long outputs live, and for how long. */
@@ -128,17 +119,7 @@ export interface ResolvedDshConfig {
   sessionLog: { dir: string } | null;
   output: Required<OutputConfig>;
   world: WorldConfig;
-  acp: {
-    agents: Record<
-      string,
-      {
-        command: string[];
-        env?: Record<string, string>;
-        description?: string;
-        mcpServers?: { name: string; command: string[]; env?: Record<string, string> }[];
-      }
-    >;
-  } | null;
+  acp: { agents: Record<string, AcpAgentConfig> } | null;
   /** False when the workspace was not given and is the remote's home (known once connected). */
   workspaceGiven: boolean;
   /** False when the output root was not given (a remote world puts it in the remote's temp dir). */

@@ -27,6 +27,9 @@ import {
   MCP_HTTP_TOKEN_BYTES,
 } from './limits.js';
 
+/** What a token must look like: it goes in a URL path, and a short one is guessable. */
+export const MCP_HTTP_TOKEN_PATTERN = /^[A-Za-z0-9._~-]{16,}$/;
+
 /** The endpoint's path (after the optional `/t/TOKEN` prefix). */
 export const MCP_HTTP_PATH = '/mcp';
 
@@ -116,7 +119,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   const idleMs = positive(options.idleMs, MCP_HTTP_IDLE_MS, 'idleMs');
   const maxSessions = positive(options.maxSessions, MCP_HTTP_MAX_SESSIONS, 'maxSessions');
   const token = options.token ?? mintToken(MCP_HTTP_TOKEN_BYTES);
-  if (!/^[A-Za-z0-9._~-]{16,}$/.test(token)) {
+  if (!MCP_HTTP_TOKEN_PATTERN.test(token)) {
     throw new DshError('INVALID_ARGUMENT', 'the MCP HTTP token must be at least 16 URL-safe characters.', {
       data: { field: 'token' },
     });

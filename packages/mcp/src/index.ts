@@ -7,7 +7,7 @@ export { LIMIT_ERROR } from './agent-server.js';
 export { APPROVAL_KEY, ApprovalRound, ApprovalSeal, NO_ELICITATION_REASON } from './escalation.js';
 export { BoundedEventStore } from './http-events.js';
 export type { McpHttpServer, ServeMcpHttpOptions } from './http-server.js';
-export { MCP_HTTP_PATH, serveMcpHttp } from './http-server.js';
+export { MCP_HTTP_PATH, MCP_HTTP_TOKEN_PATTERN, serveMcpHttp } from './http-server.js';
 export {
   DEFAULT_YIELD_MS,
   MAX_CALLS_AT_ONCE,

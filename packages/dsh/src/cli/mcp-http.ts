@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { DshError, isLoopback } from '@dsh/core';
-import { DEFAULT_YIELD_MS, serveMcpHttp } from '@dsh/mcp';
+import { DEFAULT_YIELD_MS, MCP_HTTP_TOKEN_PATTERN, serveMcpHttp } from '@dsh/mcp';
 import type { Dsh } from '../compose.js';
 import { DSH_VERSION } from '../version.js';
 import { signalStatus } from './exit-codes.js';
@@ -39,7 +39,7 @@ export function readToken(file: string): string {
     });
   }
   const token = (text.split('\n')[0] ?? '').trim();
-  if (!/^[A-Za-z0-9._~-]{16,}$/.test(token)) {
+  if (!MCP_HTTP_TOKEN_PATTERN.test(token)) {
     throw new DshError(
       'INVALID_ARGUMENT',
       `--token-file ${file}: the token must be one line of at least 16 URL-safe characters (letters, digits, . _ ~ -).`,

@@ -85,20 +85,14 @@ export function narrowByWorkspace(effective: DshConfig, ws: DshConfig, file: str
     );
   }
   const shell = ws.shell ?? {};
-  if (shell.timeoutMs !== undefined) {
-    (out.shell as Record<string, unknown>).timeoutMs = atMost(
+  const deadlines = { timeoutMs: DEFAULT_TIMEOUT_MS, maxTimeoutMs: DEFAULT_MAX_TIMEOUT_MS } as const;
+  for (const [key, fallback] of Object.entries(deadlines) as [keyof typeof deadlines, number][]) {
+    if (shell[key] === undefined) continue;
+    (out.shell as Record<string, unknown>)[key] = atMost(
       file,
-      'shell.timeoutMs',
-      shell.timeoutMs,
-      effective.shell?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
-  }
-  if (shell.maxTimeoutMs !== undefined) {
-    (out.shell as Record<string, unknown>).maxTimeoutMs = atMost(
-      file,
-      'shell.maxTimeoutMs',
-      shell.maxTimeoutMs,
-      effective.shell?.maxTimeoutMs ?? DEFAULT_MAX_TIMEOUT_MS,
+      `shell.${key}`,
+      shell[key],
+      effective.shell?.[key] ?? fallback,
     );
   }
   return out as DshConfig;

@@ -18,14 +18,20 @@ afterEach(async () => {
   for (const undo of cleanup.splice(0).reverse()) await undo().catch(() => undefined);
 });
 
+/** A composition served over HTTP with room for one session, and what a raw request to it needs. */
+async function oneSessionServer() {
+  const dsh = await compose({ preset: 'minimal', config: { workspace: tempDir() } });
+  cleanup.push(() => dsh.dispose());
+  const server = await serveMcpHttp({ host: dsh, maxSessions: 1 });
+  cleanup.push(() => server.close());
+  const path = new URL(server.endpoint).pathname;
+  const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}`, host: `127.0.0.1:${server.port}` };
+  return { server, path, headers };
+}
+
 describe('dsh mcp --http limits', () => {
   it('past the session limit initialize is refused with 503 RESOURCE_EXHAUSTED; a DELETE frees the slot', async () => {
-    const dsh = await compose({ preset: 'minimal', config: { workspace: tempDir() } });
-    cleanup.push(() => dsh.dispose());
-    const server = await serveMcpHttp({ host: dsh, maxSessions: 1 });
-    cleanup.push(() => server.close());
-    const path = new URL(server.endpoint).pathname;
-    const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}`, host: `127.0.0.1:${server.port}` };
+    const { server, path, headers } = await oneSessionServer();
     const first = await raw(server.port, { path, headers, body: INITIALIZE });
     expect(first.status).toBe(200);
     const second = await raw(server.port, { path, headers, body: INITIALIZE });
@@ -44,12 +50,7 @@ describe('dsh mcp --http limits', () => {
   });
 
   it('a batch is refused (400), and so is a first request that is not initialize (400, not the session limit)', async () => {
-    const dsh = await compose({ preset: 'minimal', config: { workspace: tempDir() } });
-    cleanup.push(() => dsh.dispose());
-    const server = await serveMcpHttp({ host: dsh, maxSessions: 1 });
-    cleanup.push(() => server.close());
-    const path = new URL(server.endpoint).pathname;
-    const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}`, host: `127.0.0.1:${server.port}` };
+    const { server, path, headers } = await oneSessionServer();
     const batch = await raw(server.port, { path, headers, body: `[${INITIALIZE}]` });
     expect(batch.status).toBe(400);
     expect(batch.body).toMatch(/batches are not supported/);

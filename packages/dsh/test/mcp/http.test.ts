@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sleepers } from '../../../../test/support.js';
 import { textOf, waitFor } from './helpers.js';
-import { httpClient, INITIALIZE, POST_HEADERS, raw, startHttp } from './http-helpers.js';
+import { type HttpServer, httpClient, INITIALIZE, POST_HEADERS, raw, startHttp } from './http-helpers.js';
 
 /** A unique token for this test's sleeps (see `sleepers`). */
 const token = (): string => String(randomInt(100_000, 999_999));
@@ -87,17 +87,7 @@ describe('dsh mcp --http', () => {
     const id = transport.sessionId as string;
     await transport.terminateSession();
     await waitFor(() => sleepers(mark).size === 0, "the session's job ended");
-    const after = await raw(server.port, {
-      path: new URL(server.endpoint).pathname,
-      headers: {
-        ...POST_HEADERS,
-        authorization: `Bearer ${server.token}`,
-        host: `127.0.0.1:${server.port}`,
-        'mcp-session-id': id,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
-    });
-    expect(after.status).toBe(404);
+    expect((await pingIn(server, id)).status).toBe(404);
   });
 
   it('an idle session expires, and its processes with it', async () => {
@@ -110,34 +100,12 @@ describe('dsh mcp --http', () => {
     // The client goes away without DELETE (its event stream closes with it): the session is idle.
     await client.close();
     await waitFor(() => sleepers(mark).size === 0, "the idle session's job ended");
-    const after = await raw(server.port, {
-      path: new URL(server.endpoint).pathname,
-      headers: {
-        ...POST_HEADERS,
-        authorization: `Bearer ${server.token}`,
-        host: `127.0.0.1:${server.port}`,
-        'mcp-session-id': id,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
-    });
-    expect(after.status).toBe(404);
+    expect((await pingIn(server, id)).status).toBe(404);
   });
 
   it('a job that ends between calls is told as a log message, and a resumed stream replays it', async () => {
     const server = await startHttp();
-    const base = `http://127.0.0.1:${server.port}${new URL(server.endpoint).pathname}`;
-    const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}` };
-    const init = await fetch(base, { method: 'POST', headers, body: INITIALIZE });
-    const session = init.headers.get('mcp-session-id') as string;
-    await init.text();
-    const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await (
-      await fetch(base, {
-        method: 'POST',
-        headers: inSession,
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-      })
-    ).text();
+    const { base, inSession } = await rawSession(server);
     const gate = (name: string) => `while [ ! -e ${name} ]; do sleep 0.05; done`;
     const startJob = async (id: number, command: string): Promise<string> => {
       const call = {
@@ -201,15 +169,9 @@ describe('dsh mcp --http', () => {
 
   it('logging/setLevel holds per session: below the level nothing is sent', async () => {
     const server = await startHttp();
-    const base = `http://127.0.0.1:${server.port}${new URL(server.endpoint).pathname}`;
-    const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}` };
-    const init = await fetch(base, { method: 'POST', headers, body: INITIALIZE });
-    const session = init.headers.get('mcp-session-id') as string;
-    await init.text();
-    const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    const { base, inSession } = await rawSession(server);
     const post = async (body: object): Promise<string> =>
       (await fetch(base, { method: 'POST', headers: inSession, body: JSON.stringify(body) })).text();
-    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(await post({ jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'warning' } })).toContain(
       '"result":{}',
     );
@@ -252,3 +214,30 @@ describe('dsh mcp --http', () => {
     expect(text).not.toContain(quiet);
   });
 });
+
+/** An initialized session opened with raw requests: the endpoint and the headers of its requests. */
+async function rawSession(server: HttpServer): Promise<{ base: string; inSession: Record<string, string> }> {
+  const base = `http://127.0.0.1:${server.port}${new URL(server.endpoint).pathname}`;
+  const headers = { ...POST_HEADERS, authorization: `Bearer ${server.token}` };
+  const init = await fetch(base, { method: 'POST', headers, body: INITIALIZE });
+  const session = init.headers.get('mcp-session-id') as string;
+  await init.text();
+  const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+  const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await (await fetch(base, { method: 'POST', headers: inSession, body })).text();
+  return { base, inSession };
+}
+
+/** A ping carrying session `id`, raw. */
+function pingIn(server: HttpServer, id: string) {
+  return raw(server.port, {
+    path: new URL(server.endpoint).pathname,
+    headers: {
+      ...POST_HEADERS,
+      authorization: `Bearer ${server.token}`,
+      host: `127.0.0.1:${server.port}`,
+      'mcp-session-id': id,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+  });
+}
