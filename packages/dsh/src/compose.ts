@@ -147,7 +147,8 @@ function sandboxDump(composition: Composition, config: ResolvedDshConfig): Recor
   const policy = composition.ctx.has('sandboxPolicy') ? composition.ctx.get('sandboxPolicy') : undefined;
   return {
     mode,
-    network: mode === 'danger-full-access' || config.sandbox.network,
+    // true, false, or the hosts a world reaches by name through its proxy (the effective list).
+    network: mode === 'danger-full-access' ? true : config.sandbox.network,
     fence: why === null ? 'bubblewrap' : null,
     // What every world of a restricted mode hides and how far it may grow.
     ...(policy

@@ -8,7 +8,7 @@ import type { LocalBashConfig } from '@dsh/bash-local';
 import type { Approver, EscalationRequest } from '@dsh/core';
 import { DshError } from '@dsh/core';
 import type { JobServiceOptions } from '@dsh/jobs';
-import type { SandboxMode } from '@dsh/sandbox';
+import { checkNetworkSetting, type NetworkSetting, type SandboxMode } from '@dsh/sandbox';
 import { defaultOutputRoot, OUTPUT_BUDGET_BYTES } from './output-store.js';
 import { checkKeys } from './strict-keys.js';
 import type { WorldConfig } from './world.js';
@@ -19,8 +19,14 @@ export type { EscalationRequest };
 export interface SandboxConfig {
   /** The mode agents run in. @default 'workspace-write' */
   mode?: SandboxMode;
-  /** Network in restricted modes. @default false */
-  network?: boolean;
+  /**
+   * Network in restricted modes: false (none), true (all of it, through a namespace of the
+   * world's own), or hosts by name: `{ allow: ["registry.npmjs.org", "*.github.com", "host:port"],
+   * deny?, allowPrivate?, pin? }` — the world reaches only those, through a proxy on the host that
+   * resolves names itself and refuses private addresses (deny wins; `pin` maps a name to a fixed
+   * `address:port`). @default false
+   */
+  network?: NetworkSetting;
   /** Absolute path of bubblewrap. @default '/usr/bin/bwrap' */
   bwrapPath?: string;
   /**
@@ -104,7 +110,7 @@ export interface ResolvedDshConfig {
   workspace: string;
   sandbox: {
     mode: SandboxMode;
-    network: boolean;
+    network: NetworkSetting;
     bwrapPath: string | undefined;
     denyRead?: string[];
     allowWrite?: string[];
@@ -196,8 +202,7 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
   const sandbox = objectOr<SandboxConfig>(c.sandbox, 'sandbox', {});
   const mode = sandbox.mode ?? 'workspace-write';
   if (!MODES.has(mode)) invalid('sandbox.mode', "must be 'read-only', 'workspace-write' or 'danger-full-access'");
-  if (sandbox.network !== undefined && typeof sandbox.network !== 'boolean')
-    invalid('sandbox.network', 'must be a boolean');
+  const network = sandbox.network === undefined ? false : checkNetworkSetting(sandbox.network, 'sandbox.network');
   if (sandbox.bwrapPath !== undefined && (typeof sandbox.bwrapPath !== 'string' || !isAbsolute(sandbox.bwrapPath))) {
     invalid('sandbox.bwrapPath', 'must be an absolute path');
   }
@@ -220,7 +225,7 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
     workspace,
     sandbox: {
       mode,
-      network: sandbox.network ?? false,
+      network,
       bwrapPath: sandbox.bwrapPath,
       ...(sandbox.denyRead !== undefined ? { denyRead: sandbox.denyRead } : {}),
       ...(sandbox.allowWrite !== undefined ? { allowWrite: sandbox.allowWrite } : {}),

@@ -28,7 +28,20 @@ export const CONFIG_SCHEMA: Record<string, unknown> = {
     workspace: path,
     sandbox: object({
       mode: { enum: ['read-only', 'workspace-write', 'danger-full-access'] },
-      network: { type: 'boolean' },
+      network: {
+        anyOf: [
+          { type: 'boolean' },
+          object(
+            {
+              allow: strings,
+              deny: strings,
+              allowPrivate: { type: 'boolean' },
+              pin: { type: 'object', additionalProperties: { type: 'string', pattern: ':[0-9]{1,5}$' } },
+            },
+            ['allow'],
+          ),
+        ],
+      },
       bwrapPath: { type: 'string', pattern: '^/' },
       denyRead: { type: 'array', items: absolute },
       allowWrite: strings,

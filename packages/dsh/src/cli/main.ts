@@ -63,8 +63,16 @@ function servedOptions(command: Command): Command {
     .option(
       '--network',
       'let sandboxed commands reach the network: outbound through a network namespace of their own (pasta; as root), never the host loopback or /run sockets',
-    );
+    )
+    .addOption(allowHostOption());
 }
+
+/** `--allow-host NAME` (repeatable): network by name. */
+const allowHostOption = (): Option =>
+  new Option(
+    '--allow-host <host>',
+    "let sandboxed commands reach this host only through a proxy that checks every name (repeatable; *.example.com, host:port; added to the config file's sandbox.network.allow)",
+  ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit status. */
 export async function main(argv: string[]): Promise<number> {
@@ -104,6 +112,7 @@ export async function main(argv: string[]): Promise<number> {
       ).argParser(sandboxMode),
     )
     .addOption(configOption())
+    .addOption(allowHostOption())
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
     .addOption(connectOption())

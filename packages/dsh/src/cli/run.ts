@@ -27,6 +27,8 @@ export interface RunOptions {
   connect?: string[];
   /** `--config FILE`. */
   config?: string;
+  /** `--allow-host NAME` (repeatable). */
+  allowHost?: string[];
 }
 
 /** Runs the command; resolves to the exit status. */

@@ -2,6 +2,7 @@
  * What `dsh mcp` and `dsh web` share: the composition they serve (preset, workspace, sandbox,
  * session log, world) and the wait for the end (a signal, or the front door closing).
  */
+import { DshError } from '@dsh/core';
 import type { SandboxMode } from '@dsh/sandbox';
 import { compose, type Dsh } from '../compose.js';
 import type { DshConfig } from '../config.js';
@@ -19,6 +20,8 @@ export interface ServedOptions {
   /** `--sandbox`; unset: the config file's, else workspace-write. */
   sandbox?: SandboxMode;
   network?: boolean;
+  /** `--allow-host NAME` (repeatable): the hosts a world reaches by name, added to the config file's list. */
+  allowHost?: string[];
   logDir?: string;
   /** commander's `--no-log`. */
   log?: boolean;
@@ -43,6 +46,29 @@ export function flagConfig(options: ServedOptions): DshConfig {
 }
 
 /**
+ * `config` with the `--allow-host` names added to its allow list (a config file's deny list,
+ * pins and allowPrivate are kept; a file's `true` or `false` becomes the named hosts only).
+ * @throws DshError `INVALID_ARGUMENT` for `--network` together with `--allow-host`.
+ */
+function withAllowedHosts(config: DshConfig, options: ServedOptions): DshConfig {
+  const hosts = options.allowHost ?? [];
+  if (hosts.length === 0) return config;
+  if (options.network) {
+    throw new DshError(
+      'INVALID_ARGUMENT',
+      '--network allows every host and --allow-host only the named ones: pass one of them.',
+      { data: { field: 'allowHost' } },
+    );
+  }
+  const had = config.sandbox?.network;
+  const base = typeof had === 'object' ? had : { allow: [] };
+  return {
+    ...config,
+    sandbox: { ...config.sandbox, network: { ...base, allow: [...new Set([...base.allow, ...hosts])] } },
+  };
+}
+
+/**
  * Composes with `defaults`, the config files and the flags (config-file.ts); `--no-log` keeps no
  * session log whatever a file says. The dump names the files read and each value's source.
  */
@@ -52,7 +78,8 @@ export async function composeLayered(preset: PresetName, defaults: DshConfig, op
     flags: flagConfig(options),
     ...(options.config ? { configFlag: options.config } : {}),
   });
-  const config = { ...layered.config };
+  const config = withAllowedHosts({ ...layered.config }, options);
+  if (options.allowHost?.length) layered.sources['sandbox.network'] = 'flags';
   if (options.log === false) {
     delete config.sessionLog;
     layered.sources.sessionLog = 'flags';
@@ -100,12 +127,23 @@ export function shutdownBudgetMs(dump: Record<string, unknown>): number {
 
 /** The sandbox as the start-up line says it. */
 export function fenceText(dump: Record<string, unknown>): string {
-  const sandbox = dump.sandbox as { mode: string; fence: string | null; note: string; network: boolean };
+  const sandbox = dump.sandbox as {
+    mode: string;
+    fence: string | null;
+    note: string;
+    network: boolean | { allow: string[] };
+  };
+  const net =
+    typeof sandbox.network === 'object'
+      ? `, network to ${sandbox.network.allow.length} named host${sandbox.network.allow.length === 1 ? '' : 's'} only`
+      : sandbox.network
+        ? ', network on'
+        : ', no network';
   const fence =
     sandbox.mode === 'danger-full-access'
       ? 'unconfined'
       : sandbox.fence
-        ? `confined by ${sandbox.fence}${sandbox.network ? ', network on' : ', no network'}`
+        ? `confined by ${sandbox.fence}${net}`
         : `NO FENCE: ${sandbox.note}`;
   return `sandbox ${sandbox.mode} (${fence})`;
 }

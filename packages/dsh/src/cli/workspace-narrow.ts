@@ -1,14 +1,22 @@
 /**
  * A workspace's `.dsh/config.json` may only narrow what the user's own config allows: a
  * repository someone else wrote must not widen the fence of the agent working in it. It may ask
- * for a stricter sandbox mode, turn the network off, hide more paths (`denyRead` is added to),
+ * for a stricter sandbox mode, turn the network off (or down to some of the hosts in force), hide more paths (`denyRead` is added to),
  * and lower limits and deadlines; any other key (agents, worlds, writable paths, the log, the
  * output place) is refused, naming the key and where it belongs.
  */
 
 import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '@dsh/bash-local';
 import { DshError } from '@dsh/core';
-import { DEFAULT_DENY_READ, defaultWorldLimits, isWider, type SandboxMode, WORLD_TMP_BYTES } from '@dsh/sandbox';
+import {
+  checkNetworkSetting,
+  DEFAULT_DENY_READ,
+  defaultWorldLimits,
+  isWider,
+  type NetworkSetting,
+  type SandboxMode,
+  WORLD_TMP_BYTES,
+} from '@dsh/sandbox';
 import type { DshConfig } from '../config.js';
 
 /** The keys a workspace file may set, by section. */
@@ -54,7 +62,11 @@ export function narrowByWorkspace(effective: DshConfig, ws: DshConfig, file: str
     (out.sandbox as Record<string, unknown>).mode = sandbox.mode;
   }
   if (sandbox.network !== undefined) {
-    if (sandbox.network !== false && had.network !== true) refuse(file, 'sandbox.network', 'would turn the network on');
+    const why = networkWidening(
+      checkNetworkSetting(sandbox.network, `${file}: sandbox.network`),
+      checkNetworkSetting(had.network ?? false),
+    );
+    if (why) refuse(file, 'sandbox.network', why);
     (out.sandbox as Record<string, unknown>).network = sandbox.network;
   }
   if (sandbox.denyRead !== undefined) {
@@ -96,4 +108,22 @@ export function narrowByWorkspace(effective: DshConfig, ws: DshConfig, file: str
     );
   }
   return out as DshConfig;
+}
+
+/**
+ * Why the workspace's network setting would widen the one in force, or null when it narrows:
+ * `false` always narrows; hosts by name narrow the whole network, or a list they are a part of
+ * (every allow entry and pin already there, allowPrivate not turned on; deny entries may be added).
+ */
+function networkWidening(ws: NetworkSetting, had: NetworkSetting): string | null {
+  if (ws === false) return null;
+  if (ws === true) return had === true ? null : 'would turn the network on';
+  if (had === true) return null;
+  if (had === false) return 'would turn the network on for the hosts it names';
+  const extra = ws.allow.find((entry) => !had.allow.includes(entry));
+  if (extra !== undefined) return `would allow ${extra}, which the network setting in force does not`;
+  if (ws.allowPrivate === true && had.allowPrivate !== true) return 'would allow private addresses';
+  const pin = Object.entries(ws.pin ?? {}).find(([name, to]) => had.pin?.[name] !== to);
+  if (pin) return `would pin ${pin[0]}, which the network setting in force does not`;
+  return null;
 }

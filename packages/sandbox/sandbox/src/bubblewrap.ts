@@ -14,6 +14,7 @@ import { SERVER_ENTRY } from '@dsh/subprocess-remote';
 import { classifyRun } from './classify.js';
 import { type FenceFiles, placeSeccomp, prepareFenceFiles } from './fence-dir.js';
 import { hostListensOn } from './host-listeners.js';
+import { type NetworkHooks, worldProxy } from './net/world-proxy.js';
 import { makePrivateHome, type PrivateHome, removePrivateHome } from './private-home.js';
 import { seccompSupported, worldSeccompFilter } from './seccomp/index.js';
 import type { ResolvedSandbox, RunEvidence, Sandbox, SandboxFacts, World } from './types.js';
@@ -64,6 +65,8 @@ export interface BubblewrapOptions {
   farSide?: FarSide;
   /** The private directory of the fence's own files on this machine. @default `<tmpdir>/dsh-<user>/fence` */
   fenceDir?: string;
+  /** How the proxies of worlds whose policy names hosts resolve names and report connections. @default the machine's resolver, no reports */
+  network?: NetworkHooks;
 }
 
 /** What a remote runtime server said about confinement where it runs. */
@@ -83,6 +86,7 @@ function keyOf(policy: ResolvedSandbox): string {
     policy.mode,
     [...policy.writableRoots].sort(),
     policy.network,
+    policy.network ? null : (policy.hosts ?? null),
     policy.denyRead ?? [],
     policy.unprotected ?? [],
     policy.limits ?? {},
@@ -97,6 +101,7 @@ export class BubblewrapSandbox implements Sandbox {
   private readonly outputDirs: readonly string[];
   private readonly farSide: FarSide | undefined;
   private readonly fenceDir: string | undefined;
+  private readonly network: NetworkHooks;
   private files: (FenceFiles & { seccomp: string | null }) | undefined;
   private probed: string | null | undefined; // undefined: not probed; null: works; string: why not
   private readonly worlds = new Map<string, SandboxWorld>();
@@ -109,6 +114,7 @@ export class BubblewrapSandbox implements Sandbox {
     this.outputDirs = [...(o.outputDirs ?? [])];
     this.farSide = o.farSide;
     this.fenceDir = o.fenceDir;
+    this.network = o.network ?? {};
     if (!isAbsolute(this.bwrapPath)) {
       throw new DshError('INVALID_ARGUMENT', 'the bubblewrap path must be absolute.', { data: { field: 'bwrapPath' } });
     }
@@ -177,13 +183,24 @@ export class BubblewrapSandbox implements Sandbox {
         { data: { mode: policy.mode, bwrapPath: this.bwrapPath } },
       );
     }
+    const hosts = policy.network ? null : (policy.hosts ?? null);
+    if (hosts && this.farSide) {
+      throw new DshError(
+        'SANDBOX_UNAVAILABLE',
+        `No sandbox for mode ${policy.mode} with network by name: a world on a remote machine has no proxy yet; use no network or the whole network there.`,
+        { data: { mode: policy.mode } },
+      );
+    }
     const files = this.farSide ? null : this.fenceFiles();
     const privateHome = files ? this.privateHomeFor(policy, files.dir) : null;
+    const proxy = files && hosts ? worldProxy(hosts, files.dir, policy.scope ?? '', this.network) : null;
     const world = this.make(
       privateHome,
+      proxy,
       () =>
         new SandboxWorld(key, policy, host, {
           privateHome,
+          proxy,
           bwrapPath: this.farSide?.bwrapPath ?? this.bwrapPath,
           // The far side's paths cannot be looked at from here: they are bound as given (a missing
           // one makes the world fail to start, told as a runner failure, never a silent gap).
@@ -202,12 +219,17 @@ export class BubblewrapSandbox implements Sandbox {
     return world;
   }
 
-  /** `create()`, with `home` removed when it throws. */
-  private make(home: PrivateHome | null, create: () => SandboxWorld): SandboxWorld {
+  /** `create()`, with `home` removed and `proxy` closed when it throws. */
+  private make(
+    home: PrivateHome | null,
+    proxy: { proxy: { close(): Promise<void> } } | null,
+    create: () => SandboxWorld,
+  ): SandboxWorld {
     try {
       return create();
     } catch (error) {
       removePrivateHome(home);
+      void proxy?.proxy.close();
       throw error;
     }
   }
@@ -245,9 +267,12 @@ export class BubblewrapSandbox implements Sandbox {
 
   classify(evidence: RunEvidence, policy: ResolvedSandbox, world: World): SandboxFacts {
     const limitsAfter = evidence.limitsBefore ? (world.limitCounters?.() ?? null) : null;
+    const proxy = world instanceof SandboxWorld ? world.proxy : null;
+    const refused =
+      proxy && typeof evidence.refusalsBefore === 'number' ? proxy.refusalsSince(evidence.refusalsBefore) : [];
     // The host's listeners are evidence only where the host is this machine.
     return classifyRun(
-      { ...evidence, limitsAfter },
+      { ...evidence, limitsAfter, refused },
       policy,
       world.enforcement,
       this.farSide ? undefined : hostListensOn,

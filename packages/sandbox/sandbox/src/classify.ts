@@ -105,6 +105,13 @@ export function classifyRun(
   if (evidence.startError && RUNNER_FAILURES.has(evidence.startError)) return { ...base, runnerFailed: true };
   const limit = limitHit(evidence);
   if (limit) return { ...base, limit };
+  // The world's proxy refused a destination while the run went on: host-side evidence, told
+  // even when the program shrugged it off (curl exits 0 after a 403 page).
+  const refused = evidence.refused?.[0];
+  if (refused) {
+    const why = refused.reason ? ` (${refused.reason})` : '';
+    return { ...base, denied: true, denial: 'network', denialDetail: `to ${refused.host}${why}` };
+  }
   if (evidence.exitCode === 0) return base;
   const text = evidence.stderr; // stdout is the command's data, not its errors
   const outside = (p: string): boolean => !policy.writableRoots.some((root) => isInside(p, root));

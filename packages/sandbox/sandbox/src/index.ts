@@ -10,11 +10,23 @@ export type { FenceFiles } from './fence-dir.js';
 export { defaultFenceDir, prepareFenceFiles } from './fence-dir.js';
 export { KERNEL_MASKED_DIRS, KERNEL_MASKED_FILES, KERNEL_READ_ONLY } from './kernel-masks.js';
 export { WORLD_MEMORY_SHARE, WORLD_PIDS_MAX, WorldLimitGroups } from './limits.js';
+export { isPrivateAddress } from './net/addresses.js';
+export { PROXY_HEAD_MAX_BYTES } from './net/fronts.js';
+export type { NetResolver, NetTarget } from './net/gate.js';
+export { mapResolver, PROXY_CONNECT_TIMEOUT_MS, systemResolver } from './net/gate.js';
+export type { NetRecord, NetworkProxyOptions } from './net/proxy.js';
+export { NetworkProxy, PROXY_IDLE_MS, PROXY_MAX_CONNECTIONS, PROXY_RECORDS_MAX } from './net/proxy.js';
+export type { NetworkRules } from './net/rules.js';
+export { HostRules, NETWORK_RULES_MAX } from './net/rules.js';
+export type { NetworkHostsSetting, NetworkSetting } from './net/setting.js';
+export { checkNetworkSetting, settingResolver } from './net/setting.js';
+export type { NetworkHooks } from './net/world-proxy.js';
 export { SANDBOX_PLUGIN, sandboxPlugin } from './plugin.js';
 export type { SandboxPolicyOptions } from './policy.js';
 export { DEFAULT_DENY_READ, defaultWorldLimits, expandHome, isWider, SandboxPolicyService } from './policy.js';
 export type { PrivateHome } from './private-home.js';
 export {
+  FRESH_CACHES,
   makePrivateHome,
   PRIVATE_HOME_COPY_MAX_BYTES,
   PRIVATE_HOME_MAX_ENTRIES,
@@ -52,5 +64,5 @@ export type {
 } from './types.js';
 export { SANDBOX_MODES } from './types.js';
 export type { WorldStart } from './world.js';
-export { SandboxWorld, worldArgv } from './world.js';
+export { SandboxWorld, WORLD_PROXY_PORT, WORLD_PROXY_SOCKET, worldArgv } from './world.js';
 export { NET_SLOT, OPEN_DIR, SECCOMP_SLOT } from './world-shim.js';

@@ -3,6 +3,8 @@
  */
 import type { Plugin } from '@dsh/core';
 import { BubblewrapSandbox, DEFAULT_BWRAP_PATH, type FarSide } from './bubblewrap.js';
+import { checkNetworkSetting, type NetworkSetting, settingResolver } from './net/setting.js';
+import type { NetworkHooks } from './net/world-proxy.js';
 import { type SandboxPolicyOptions, SandboxPolicyService } from './policy.js';
 
 /** Plugin name of {@link sandboxPlugin}. */
@@ -13,16 +15,29 @@ export const SANDBOX_PLUGIN = 'sandbox';
  * modes, the fences of live terminals and the agents' worlds survive it; teardown ends the worlds.
  */
 export function sandboxPlugin(
-  options: SandboxPolicyOptions & { bwrapPath?: string; outputDirs?: readonly string[]; farSide?: FarSide },
+  options: Omit<SandboxPolicyOptions, 'network'> & {
+    bwrapPath?: string;
+    outputDirs?: readonly string[];
+    farSide?: FarSide;
+    /** None, all, or hosts by name (with pins: net/setting.ts). @default false */
+    network?: NetworkSetting;
+    /** Told of every connection a world's proxy made or refused (the session log). @default none */
+    onNetworkRecord?: NetworkHooks['onRecord'];
+  },
 ): Plugin {
-  const { bwrapPath = DEFAULT_BWRAP_PATH, outputDirs = [], farSide, ...policy } = options;
+  const { bwrapPath = DEFAULT_BWRAP_PATH, outputDirs = [], farSide, onNetworkRecord, ...policy } = options;
+  const network = checkNetworkSetting(policy.network ?? false);
+  const hooks: NetworkHooks = {
+    resolver: settingResolver(network),
+    ...(onNetworkRecord ? { onRecord: onNetworkRecord } : {}),
+  };
   let held: { policy: SandboxPolicyService; sandbox: BubblewrapSandbox } | undefined;
   return {
     name: SANDBOX_PLUGIN,
     setup(api) {
       held ??= {
-        policy: new SandboxPolicyService(policy),
-        sandbox: new BubblewrapSandbox({ bwrapPath, outputDirs, ...(farSide ? { farSide } : {}) }),
+        policy: new SandboxPolicyService({ ...policy, network }),
+        sandbox: new BubblewrapSandbox({ bwrapPath, outputDirs, network: hooks, ...(farSide ? { farSide } : {}) }),
       };
       api.provide('sandboxPolicy', held.policy);
       api.provide('sandbox', held.sandbox);

@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { DshError, isOwner, type Owner } from '@dsh/core';
 import { WORLD_TMP_BYTES } from './fence.js';
 import { WORLD_MEMORY_SHARE, WORLD_PIDS_MAX } from './limits.js';
+import { HostRules, type NetworkRules } from './net/rules.js';
 import { type ResolvedSandbox, SANDBOX_MODES, type SandboxMode, type WorldLimits } from './types.js';
 
 /**
@@ -57,8 +58,13 @@ export interface SandboxPolicyOptions {
   workspace: string;
   /** Extra absolute writable roots. @default [] */
   writableRoots?: readonly string[];
-  /** Network in restricted modes. @default false */
-  network?: boolean;
+  /**
+   * Network in restricted modes: false (none), true (all of it), or the hosts a world may reach
+   * by name through its proxy (`{ allow, deny?, allowPrivate? }`; deny wins).
+   * @default false
+   * @throws DshError `INVALID_ARGUMENT` (from the constructor) for an entry that is not a host.
+   */
+  network?: boolean | NetworkRules;
   /**
    * Paths no confined command may read (absolute, or `~/` for the home directory); a read there
    * is reported as `[sandbox denied: file PATH; …]`. Replaces the default list.
@@ -99,12 +105,23 @@ function absolutePaths(paths: readonly unknown[] | undefined, field: string): st
   });
 }
 
+/** A plain copy of checked rules (the policy's own, not the caller's arrays). */
+function copyRules(rules: NetworkRules): NetworkRules {
+  return {
+    allow: [...rules.allow],
+    ...(rules.deny ? { deny: [...rules.deny] } : {}),
+    ...(rules.allowPrivate !== undefined ? { allowPrivate: rules.allowPrivate } : {}),
+  };
+}
+
 /** Per-owner sandbox decisions. */
 export class SandboxPolicyService {
   readonly mode: SandboxMode;
   readonly workspace: string;
   private readonly roots: string[];
   private readonly network: boolean;
+  /** The hosts reachable by name (network false), or null. */
+  readonly hosts: NetworkRules | null;
   /** The resolved deny-read list (absolute). */
   readonly denyRead: readonly string[];
   private readonly allowWrite: readonly string[];
@@ -141,7 +158,14 @@ export class SandboxPolicyService {
     this.mode = mode;
     this.workspace = resolve(options.workspace);
     this.roots = [this.workspace, ...(options.writableRoots ?? []).map((r) => resolve(r))];
-    this.network = options.network ?? false;
+    const network = options.network ?? false;
+    if (typeof network !== 'boolean' && (typeof network !== 'object' || network === null)) {
+      throw new DshError('INVALID_ARGUMENT', 'sandbox network must be true, false or { allow: [...] }.', {
+        data: { field: 'network' },
+      });
+    }
+    this.network = network === true;
+    this.hosts = typeof network === 'object' ? copyRules(new HostRules(network).rules) : null;
     this.denyRead = [
       ...new Set([
         ...absolutePaths(options.denyRead ?? DEFAULT_DENY_READ, 'denyRead'),
@@ -182,6 +206,7 @@ export class SandboxPolicyService {
       writableRoots: mode === 'read-only' ? [] : [...this.roots],
       readableRoots: [...this.roots],
       network: mode === 'danger-full-access' || this.network,
+      ...(this.hosts && mode !== 'danger-full-access' ? { hosts: this.hosts } : {}),
       denyRead: this.denyRead,
       unprotected: this.allowWrite,
       limits: this.limits,

@@ -32,6 +32,12 @@ export const PRIVATE_HOME_MAX_ENTRIES = 512;
 /** Directories of the home that programs make their own state directories in: placed entry by entry. */
 export const STATE_PARENTS: readonly string[] = ['.local', '.local/share', '.local/state', '.config', '.cache'];
 
+/**
+ * Caches whose tool fails, rather than going on without them, when they are read-only (npm:
+ * EROFS on every fetch): each world starts with an empty one of its own, and the tool fetches again.
+ */
+export const FRESH_CACHES: readonly string[] = ['.npm'];
+
 /** A private home made for one world. */
 export interface PrivateHome {
   /** The real home, where the private one is bound. */
@@ -75,7 +81,8 @@ function seed(
       continue;
     }
     try {
-      if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
+      if (st.isDirectory() && FRESH_CACHES.includes(relative(home, from))) mkdirSync(to, { mode: 0o700 });
+      else if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
       else if (st.isFile() && st.size <= PRIVATE_HOME_COPY_MAX_BYTES) copyFileSync(from, to);
       else {
         const inner = st.isDirectory() && STATE_PARENTS.includes(relative(home, from)) ? fewNames(from) : null;

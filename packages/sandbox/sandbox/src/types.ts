@@ -15,8 +15,14 @@ export interface ResolvedSandbox {
   mode: SandboxMode;
   /** Absolute directories the command may write (workspace-write). */
   writableRoots: readonly string[];
-  /** Whether the command may use the network. */
+  /** Whether the command may use the network (all of it). */
   network: boolean;
+  /**
+   * With `network` false: the hosts the world may reach through its proxy (issue 24: the world
+   * keeps a network namespace with only loopback; names are decided and resolved on the host).
+   * @default null: no network at all
+   */
+  hosts?: import('./net/rules.js').NetworkRules | null;
   /** Directories readable even where the fence masks their parent (the workspace, in read-only mode). @default [] */
   readableRoots?: readonly string[];
   /** Absolute paths a command must never read (credential stores, session logs). @default [] */
@@ -71,6 +77,8 @@ export interface World {
   readonly enforcement: 'full' | 'partial';
   /** Counters of the world's limits (host side), read before and after a run to tell a limit hit. @default none */
   limitCounters?(): { pids: number; oom: number } | null;
+  /** Connections its proxy refused so far (a world whose policy names hosts), read before a run. @default none */
+  networkRefusals?(): number;
 }
 
 /** What a finished confined run looked like, for the classifier. */
@@ -86,6 +94,10 @@ export interface RunEvidence {
   limitsBefore?: { pids: number; oom: number } | null;
   /** The same counters once it ended (filled in by the sandbox). */
   limitsAfter?: { pids: number; oom: number } | null;
+  /** The world's proxy refusals when the run started ({@link World.networkRefusals}). */
+  refusalsBefore?: number | null;
+  /** What the proxy refused while it ran (filled in by the sandbox): host, port and why. */
+  refused?: readonly { host: string; port: number; reason: string | null }[];
 }
 
 /** ctx.sandbox: the execution worlds of restricted modes. */

@@ -16,6 +16,7 @@ import type { SubprocessRuntime } from '@dsh/subprocess';
 import { connectChannel, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
 import { WorldLimitGroups } from './limits.js';
+import type { NetworkProxy } from './net/proxy.js';
 import { type PrivateHome, removePrivateHome } from './private-home.js';
 import type { ResolvedSandbox } from './types.js';
 import { NET_SLOT, OPEN_DIR, OUTPUT_FDS, PASTA_WRAP, SECCOMP_SLOT, SHIM } from './world-shim.js';
@@ -52,7 +53,17 @@ export interface WorldStart {
   machineryPids?: number;
   /** The world's private home (removed with the world). @default none */
   privateHome?: PrivateHome | null;
+  /** The world's proxy and its unix socket on this machine (a policy naming hosts). @default none */
+  proxy?: { proxy: NetworkProxy; socket: string } | null;
 }
+
+/** Where a world's proxy socket is bound inside it (`/run` is the world's own). */
+export const WORLD_PROXY_SOCKET = '/run/dsh/net.sock';
+/**
+ * The loopback port of the world's own network namespace where its proxy is reached (HTTP and
+ * SOCKS5 on one port): the namespace is the world's alone, so no other program holds it.
+ */
+export const WORLD_PROXY_PORT = 3128;
 
 /** This process's user and group, kept inside a world pasta wraps (where pasta's namespace makes it 0). */
 function ownIds(): string[] {
@@ -99,6 +110,7 @@ export function worldArgv(
       ...outputs.flatMap((o) => [OPEN_DIR, String(o.fd), o.dir]),
       ...(pasta && start.pastaMode !== 'wrap' ? ['--unshare-net'] : []),
       ...(pasta && start.pastaMode === 'wrap' ? ['--unshare-user', ...ownIds()] : []),
+      ...(start.proxy ? ['--bind', start.proxy.socket, WORLD_PROXY_SOCKET] : []),
       SECCOMP_SLOT,
       NET_SLOT,
       '--',
@@ -108,6 +120,7 @@ export function worldArgv(
       'auto',
       ...(start.machineryPids ? ['--machinery-pids', String(start.machineryPids)] : []),
       ...outputs.flatMap((o) => ['--writable-fd', `${o.fd}=${o.dir}`]),
+      ...(start.proxy ? ['--net-forward', `${WORLD_PROXY_PORT}=${WORLD_PROXY_SOCKET}`] : []),
       CGROUP_SLOT,
     ],
     enforcement,
@@ -126,6 +139,8 @@ export class SandboxWorld {
   readonly privateHome: PrivateHome | null;
   /** With the network on: whether it is a namespace of the world's own (wired through pasta). */
   readonly ownNetwork: boolean;
+  /** The proxy of a world whose policy names hosts, or null. */
+  readonly proxy: NetworkProxy | null;
 
   constructor(
     readonly key: string,
@@ -135,6 +150,7 @@ export class SandboxWorld {
   ) {
     this.ownNetwork = policy.network && Boolean(start.pasta);
     this.privateHome = start.privateHome ?? null;
+    this.proxy = start.proxy?.proxy ?? null;
     this.limitGroups = (start.local ?? true) && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
     const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? []);
     this.enforcement = enforcement;
@@ -162,8 +178,14 @@ export class SandboxWorld {
     return this.limitGroups?.counters() ?? null;
   }
 
+  /** Connections the world's proxy refused so far (0 without a proxy). */
+  networkRefusals(): number {
+    return this.proxy?.refusals() ?? 0;
+  }
+
   async dispose(): Promise<void> {
     await this.runtime.dispose();
+    await this.proxy?.close();
     this.limitGroups?.dispose();
     removePrivateHome(this.privateHome);
   }

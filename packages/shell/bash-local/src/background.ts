@@ -77,6 +77,8 @@ export class LocalShellProcess implements ShellProcess {
   private readonly world: World | null = null;
   /** The world's limit counters when this run started (a limit hit is told by their growth). */
   private readonly limitsBefore: { pids: number; oom: number } | null = null;
+  /** The world's proxy refusals when this run started (what it refused is told by their growth). */
+  private readonly refusalsBefore: number | null = null;
   /** Set when the run could not even be confined: it settles as failed with this error. */
   private readonly refused: StartFailure | null = null;
   private readonly deadline: boolean;
@@ -97,6 +99,7 @@ export class LocalShellProcess implements ShellProcess {
       runtime = place.runtime;
       this.world = place.world;
       this.limitsBefore = place.world?.limitCounters?.() ?? null;
+      this.refusalsBefore = place.world?.networkRefusals?.() ?? null;
     } catch (error) {
       if (!isDshError(error, 'SANDBOX_UNAVAILABLE')) throw error;
       this.refused = { code: error.code, message: error.message };
@@ -160,6 +163,7 @@ export class LocalShellProcess implements ShellProcess {
       startError: exit?.error?.code ?? null,
       signal: exit?.signal ?? null,
       limitsBefore: this.limitsBefore,
+      refusalsBefore: this.refusalsBefore,
     };
     // A background reader learns of a failed start from stderr; a deadline run reports it as a marker.
     const shownStderr =

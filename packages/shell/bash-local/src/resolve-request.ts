@@ -4,6 +4,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { DshError } from '@dsh/core';
+import { HostRules, type NetworkRules } from '@dsh/sandbox';
 import type { ResolvedSandbox, ShellExecRequest, ShellExecSpec } from '@dsh/shell';
 import { MAX_COLLECT_BYTES } from '@dsh/subprocess';
 import type { ResolvedBashConfig } from './config.js';
@@ -89,6 +90,15 @@ function sandboxOf(value: unknown): ResolvedSandbox {
   if (value.privateHome !== undefined) {
     if (typeof value.privateHome !== 'boolean') invalid('sandbox.privateHome', 'must be a boolean');
     optional.privateHome = value.privateHome;
+  }
+  if (value.hosts !== undefined && value.hosts !== null) {
+    if (!isRecord(value.hosts)) invalid('sandbox.hosts', 'must be { allow: [...], deny?, allowPrivate? }');
+    const checked = new HostRules(value.hosts as unknown as NetworkRules, 'sandbox.hosts').rules;
+    optional.hosts = {
+      allow: [...checked.allow],
+      ...(checked.deny ? { deny: [...checked.deny] } : {}),
+      ...(checked.allowPrivate !== undefined ? { allowPrivate: checked.allowPrivate } : {}),
+    };
   }
   return {
     mode: value.mode as ResolvedSandbox['mode'],

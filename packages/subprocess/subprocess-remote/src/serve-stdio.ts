@@ -14,6 +14,8 @@ export async function serveRuntimeStdio(
     info?: Record<string, unknown>;
     /** The channel's streams, when they are not this process's stdin and stdout. @default stdio */
     channel?: { input: Readable; output: Writable };
+    /** Entries set for every command after the request's own. @default {} */
+    forcedEnv?: Readonly<Record<string, string>>;
   } = {},
 ) {
   // Anything printed by accident must not corrupt the channel.
@@ -25,6 +27,7 @@ export async function serveRuntimeStdio(
     options.channel?.input ?? process.stdin,
     options.channel?.output ?? process.stdout,
     options.info ?? {},
+    options.forcedEnv ?? {},
   );
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void server.shutdown());
   await server.closed;

@@ -1,6 +1,6 @@
 /**
  * The runtime server as a program: `node server-entry.js [--containment auto|session]
- * [--probe-sandbox] [--cgroup-fd N] [--channel-fds IN,OUT] [--machinery-pids N] [--writable-fd N=PATH]…` (or the single-file `runtime-server.mjs`). Exits 0 once its
+ * [--probe-sandbox] [--cgroup-fd N] [--channel-fds IN,OUT] [--machinery-pids N] [--writable-fd N=PATH]… [--net-forward PORT=PATH]` (or the single-file `runtime-server.mjs`). Exits 0 once its
  * channel ended and every tree is gone. `--probe-sandbox` adds whether bubblewrap works here to
  * `hello`. `--cgroup-fd N`: descriptor N is the writable cgroup directory this server lives in,
  * whose path is read-only here (a sandbox world: its commands cannot move themselves out).
@@ -12,6 +12,7 @@ import { setWritableAlias } from '@dsh/subprocess';
 import { shadowInheritedFds, useCgroupDescriptor } from '@dsh/subprocess-local';
 import { hostFacts } from './host-facts.js';
 import { reserveMachineryPids } from './machinery-pids.js';
+import { forwardToProxy, parseForward, proxyEnv } from './net-forward.js';
 import { serveRuntimeStdio } from './serve-stdio.js';
 
 const fdAt = process.argv.indexOf('--cgroup-fd');
@@ -67,10 +68,28 @@ if (pidsAt >= 0) {
   }
 }
 
+/**
+ * `--net-forward PORT=PATH`: the world's proxy is the unix socket PATH; the server listens on
+ * 127.0.0.1:PORT for it, and every command gets the proxy variables (net-forward.ts).
+ */
+let forcedEnv: Record<string, string> = {};
+const netAt = process.argv.indexOf('--net-forward');
+if (netAt >= 0) {
+  const forward = parseForward(String(process.argv[netAt + 1]));
+  try {
+    if (!forward) throw new Error(`--net-forward needs PORT=PATH, not ${process.argv[netAt + 1]}`);
+    await forwardToProxy(forward.port, forward.path);
+    forcedEnv = proxyEnv(forward.port);
+  } catch (error) {
+    process.stderr.write(`dsh runtime server: the world's proxy could not be reached: ${String(error)}\n`);
+    process.exit(1);
+  }
+}
+
 const at = process.argv.indexOf('--containment');
 const containment = at >= 0 && process.argv[at + 1] === 'session' ? 'session' : 'auto';
 const info = hostFacts(fileURLToPath(import.meta.url), process.argv.includes('--probe-sandbox'));
-serveRuntimeStdio({ containment, info, ...(channel ? { channel } : {}) }).then(
+serveRuntimeStdio({ containment, info, forcedEnv, ...(channel ? { channel } : {}) }).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`dsh runtime server: ${error instanceof Error ? error.message : String(error)}\n`);

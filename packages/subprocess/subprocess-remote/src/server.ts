@@ -51,6 +51,8 @@ export class RuntimeServer {
     input: Readable,
     output: Writable,
     private readonly info: Record<string, unknown> = {},
+    /** Entries set for every command and terminal after the request's own (a world's proxy variables). */
+    private readonly forcedEnv: Readonly<Record<string, string>> = {},
   ) {
     this.closed = new Promise((r) => {
       this.resolveClosed = r;
@@ -80,7 +82,7 @@ export class RuntimeServer {
     const h = typeof m.h === 'number' ? m.h : -1;
     switch (m.op) {
       case 'spawn': {
-        const served = new ServedProcess(this.peer, h, this.runtime, m.spec as WireSpec);
+        const served = new ServedProcess(this.peer, h, this.runtime, this.forced(m.spec as WireSpec));
         this.processes.set(h, served);
         void served.finished.then(() => this.processes.delete(h));
         return;
@@ -156,7 +158,7 @@ export class RuntimeServer {
       case 'wait':
         return this.waitFor(h, signal);
       case 'pty': {
-        const spec = terminalFromWire(m.spec as WireTerminalSpec);
+        const spec = terminalFromWire(this.forced(m.spec as WireTerminalSpec));
         validateTerminalSpawnSpec(spec);
         const term = await this.runtime.spawnTerminal(spec);
         const served = new ServedTerminal(this.peer, h, term);
@@ -176,6 +178,13 @@ export class RuntimeServer {
       default:
         throw new DshError('CHANNEL_PROTOCOL', `Unknown request "${String(m.op)}".`);
     }
+  }
+
+  /** `spec` with the forced entries last (they win over the request's). */
+  private forced<T extends { env: [string, string | null][] }>(spec: T): T {
+    const extra = Object.entries(this.forcedEnv);
+    if (extra.length === 0 || !spec || !Array.isArray(spec.env)) return spec;
+    return { ...spec, env: [...spec.env, ...extra] };
   }
 
   private async waitFor(h: number, signal: AbortSignal): Promise<void> {

@@ -73,6 +73,12 @@ function sandboxNote(result: RenderableResult): string[] {
       'the sandbox’s memory limit was reached and a process was killed: use less memory (smaller inputs, fewer parallel jobs), then retry',
     ];
   }
+  const host = box.denied && box.denial === 'network' ? /^to (\S+)/.exec(box.denialDetail ?? '')?.[1] : undefined;
+  if (host) {
+    return [
+      `this sandbox reaches only the hosts its network setting names, through its proxy; if ${host} is needed, ask for sandbox_permissions "require_escalated" with a justification, or ask the person to allow it (dsh --allow-host ${host}, or sandbox.network.allow in the config)`,
+    ];
+  }
   if (box.denied && box.denial === 'syscall') {
     return [
       `the sandbox refuses the ${box.denialDetail ?? 'system'} call in every confined mode; do the task another way, or, if it must run, ask for sandbox_permissions "require_escalated" with a justification`,

@@ -1,0 +1,166 @@
+/**
+ * Network by name through the front doors (issue 24): `sandbox.network: { allow, pin }` in
+ * compose() and the config file, `--allow-host` on the CLI (added to the file's list), the
+ * effective list in `--dump-config`, a workspace file that may only narrow it, and the denial a
+ * model reads: `[sandbox denied: network to HOST (not in the allow list); …]` with what to do,
+ * from the proxy's own record (also when curl exits 0 after the 403 page), never from a refusal
+ * that is the destination's.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { parseShellResult } from '@dsh/shell';
+import { compose } from 'dsh';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeOf, tempDir } from '../../../test/support.js';
+import { BIN } from './mcp/helpers.js';
+
+let port = 0;
+const hits: string[] = [];
+const server = createServer((req, res) => {
+  hits.push(`${req.headers.host} ${req.url}`);
+  res.end(`stand-in for ${req.headers.host}\n`);
+});
+beforeAll(() =>
+  new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r())).then(() => {
+    port = (server.address() as AddressInfo).port;
+  }),
+);
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('compose() with hosts by name', () => {
+  it('reaches a named host, and tells a refused one as the sandbox’s denial with the fix', async () => {
+    const workspace = tempDir('dsh-netname-');
+    const dsh = await compose({
+      config: {
+        workspace,
+        sandbox: {
+          mode: 'workspace-write',
+          network: { allow: ['good.test'], pin: { 'good.test': `127.0.0.1:${port}` } },
+        },
+      },
+    });
+    try {
+      const agent = dsh.createAgent('a');
+      expect((dsh.dumpConfig().sandbox as { network: unknown }).network).toEqual({
+        allow: ['good.test'],
+        pin: { 'good.test': `127.0.0.1:${port}` },
+      });
+      const ok = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://good.test/in' });
+      expect(ok.text).toMatch(/^stand-in for good\.test\n/);
+      expect(ok.text).not.toMatch(/sandbox denied/);
+      const before = hits.length;
+      // curl exits 0 with the proxy's 403 page: the denial comes from the proxy's record.
+      const refused = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://evil.test/out' });
+      expect(refused.text).toMatch(
+        /\[sandbox denied: network to evil\.test \(not in the allow list\); mode: workspace-write\]/,
+      );
+      expect(refused.text).toMatch(/--allow-host evil\.test/);
+      expect(refused.text).toMatch(/require_escalated/);
+      const facts = parseShellResult(refused.text);
+      expect(facts.denial).toBe('network');
+      expect(facts.denialDetail).toBe('to evil.test (not in the allow list)');
+      expect(facts.exitCode).toBe(0);
+      expect(hits.length).toBe(before);
+      // A refusal of a program's own (the world's loopback, nothing listening there) is not the fence's.
+      const own = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://127.0.0.1:9/' });
+      expect(own.text).toMatch(/\[exit code: 7\]/);
+      expect(own.text).not.toMatch(/sandbox denied/);
+    } finally {
+      await dsh.dispose();
+    }
+  });
+
+  it('refuses a malformed host entry, naming the field', async () => {
+    const workspace = tempDir('dsh-netname-');
+    expect(await codeOf(compose({ config: { workspace, sandbox: { network: { allow: ['http://x.org/'] } } } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(await codeOf(compose({ config: { workspace, sandbox: { network: 'on' as unknown as boolean } } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
+});
+
+/** `dsh ARGS` in `cwd` with a private HOME. */
+function dsh(args: string[], cwd: string) {
+  const home = join(cwd, '..', 'home');
+  mkdirSync(home, { recursive: true });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? '', HOME: home },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function place(user: unknown, ws?: unknown): { workspace: string; file: string } {
+  const dir = tempDir('dsh-netcli-');
+  const workspace = join(dir, 'ws');
+  mkdirSync(join(workspace, '.dsh'), { recursive: true });
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify(user));
+  if (ws !== undefined) writeFileSync(join(workspace, '.dsh', 'config.json'), JSON.stringify(ws));
+  return { workspace, file };
+}
+
+describe('the CLI', () => {
+  it('--allow-host adds to the config file’s list (its pins kept) and the command reaches the host', async () => {
+    const { workspace, file } = place({
+      sandbox: { network: { allow: ['a.test'], pin: { 'good.test': `127.0.0.1:${port}` } } },
+    });
+    // Not spawnSync: the stand-in answers from this process.
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const args = ['run', '--no-log', '--sandbox', 'workspace-write', '--config', file, '--allow-host', 'good.test'];
+      const env = { PATH: process.env.PATH ?? '', HOME: join(workspace, '..', 'home') };
+      execFile(
+        process.execPath,
+        [BIN, ...args, '--', 'curl -sS http://good.test/cli'],
+        { cwd: workspace, env, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ status: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+      );
+    });
+    expect(r.stdout, r.stderr).toMatch(/^stand-in for good\.test\n/);
+    expect(r.status).toBe(0);
+    const d = dsh(
+      ['web', '--no-log', '--dump-config', '--config', file, '--allow-host', 'b.test', '--allow-host', '*.c.test'],
+      workspace,
+    );
+    const dump = JSON.parse(d.stdout) as { sandbox: { network: unknown }; configSources: Record<string, string> };
+    expect(dump.sandbox.network).toEqual({
+      allow: ['a.test', 'b.test', '*.c.test'],
+      pin: { 'good.test': `127.0.0.1:${port}` },
+    });
+    expect(dump.configSources['sandbox.network']).toBe('flags');
+  });
+
+  it('refuses --network with --allow-host, and a bad entry, as bad usage', () => {
+    const { workspace } = place({});
+    const both = dsh(['web', '--no-log', '--dump-config', '--network', '--allow-host', 'x.org'], workspace);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--network allows every host/);
+    const bad = dsh(['web', '--no-log', '--dump-config', '--allow-host', 'x.org/path'], workspace);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/is not a host/);
+  });
+
+  it('lets a workspace file narrow the list, never widen it', () => {
+    const user = { sandbox: { network: { allow: ['a.test', 'b.test'] } } };
+    const narrow = place(user, { sandbox: { network: { allow: ['a.test'], deny: ['x.a.test'] } } });
+    const ok = dsh(['web', '--no-log', '--dump-config', '--config', narrow.file], narrow.workspace);
+    expect((JSON.parse(ok.stdout) as { sandbox: { network: unknown } }).sandbox.network).toEqual({
+      allow: ['a.test'],
+      deny: ['x.a.test'],
+    });
+    for (const ws of [{ allow: ['c.test'] }, { allow: ['a.test'], allowPrivate: true }, true]) {
+      const wide = place(user, { sandbox: { network: ws } });
+      const r = dsh(['web', '--no-log', '--dump-config', '--config', wide.file], wide.workspace);
+      expect(r.status, JSON.stringify(ws)).toBe(2);
+      expect(r.stderr).toMatch(/sandbox\.network/);
+    }
+  });
+});
