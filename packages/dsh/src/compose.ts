@@ -14,7 +14,7 @@ import {
   type ToolResult,
 } from '@dsh/core';
 import type { JobInfo } from '@dsh/jobs';
-import type {} from '@dsh/sandbox';
+import type { NetRecord } from '@dsh/sandbox';
 import type {} from '@dsh/terminal';
 import { CONFIG_KEYS, type DshConfig, type ResolvedDshConfig, resolveDshConfig } from './config.js';
 import { SessionLog } from './log/session-log.js';
@@ -189,6 +189,8 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       : null;
   let output: OutputPlace;
   let composition: Composition;
+  // The session log opens after the plugins: their proxies' records reach it through this.
+  const netRecords: { to: ((scope: string, record: NetRecord) => void) | null } = { to: null };
   try {
     if (world) output = await remotePlace(world, config);
     else {
@@ -202,7 +204,9 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
     throw error;
   }
   try {
-    composition = await Composition.create(presetPlugins(preset, config, output, world));
+    composition = await Composition.create(
+      presetPlugins(preset, config, output, world, (scope, record) => netRecords.to?.(scope, record)),
+    );
   } catch (error) {
     output.dispose();
     await world?.close();
@@ -211,6 +215,11 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   let log: SessionLog | null = null;
   try {
     if (config.sessionLog) log = openLog(composition, config, preset);
+    const policy = composition.ctx.has('sandboxPolicy') ? composition.ctx.get('sandboxPolicy') : undefined;
+    const opened = log;
+    if (opened) {
+      netRecords.to = (scope, r) => opened.network({ agent: policy?.nameOf(scope) ?? scope, ...r });
+    }
   } catch (error) {
     await composition.dispose();
     output.dispose();

@@ -7,7 +7,7 @@ import { bashLocalPlugin } from '@dsh/bash-local';
 import { DshError, type Plugin } from '@dsh/core';
 import { jobsPlugin } from '@dsh/jobs';
 import { lspPlugin } from '@dsh/lsp';
-import { sandboxPlugin } from '@dsh/sandbox';
+import { type NetRecord, sandboxPlugin } from '@dsh/sandbox';
 import { subprocessLocalPlugin } from '@dsh/subprocess-local';
 import { terminalPlugin } from '@dsh/terminal';
 import { terminalBashPlugin } from '@dsh/terminal-bash';
@@ -32,6 +32,8 @@ export function presetPlugins(
   config: ResolvedDshConfig,
   output: OutputPlace,
   world: OpenWorld | null = null,
+  /** Told of every connection a world's proxy made or refused, by world scope (the session log). */
+  onNetworkRecord?: (scope: string, record: NetRecord) => void,
 ): Plugin[] {
   if (!PRESETS.includes(preset)) {
     throw new DshError('INVALID_ARGUMENT', `Unknown preset "${String(preset)}"; use one of ${PRESETS.join(', ')}.`, {
@@ -60,6 +62,7 @@ export function presetPlugins(
     ...(config.sandbox.bwrapPath ? { bwrapPath: config.sandbox.bwrapPath } : {}),
     // The sandbox resolves on the remote side: bubblewrap there, started with the remote's Node.js.
     ...(world ? { farSide: farSideOf(world) } : {}),
+    ...(onNetworkRecord ? { onNetworkRecord } : {}),
   });
   const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace, sandboxMode: config.sandbox.mode })];
   if (preset === 'minimal') {

@@ -73,6 +73,47 @@ describe('compose() with hosts by name', () => {
     }
   });
 
+  it('records every proxied connection in the session log, and `dsh log show` prints them', async () => {
+    const workspace = tempDir('dsh-netname-');
+    const logs = tempDir('dsh-netlog-');
+    const dsh = await compose({
+      config: {
+        workspace,
+        sessionLog: { dir: logs },
+        sandbox: {
+          mode: 'workspace-write',
+          network: { allow: ['good.test'], pin: { 'good.test': `127.0.0.1:${port}` } },
+        },
+      },
+    });
+    const agent = dsh.createAgent('netagent');
+    await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://good.test/logged; curl -sS http://evil.test/' });
+    await dsh.dispose();
+    const list = spawnSync(process.execPath, [BIN, 'log', 'list', '--log-dir', logs], { encoding: 'utf8' });
+    const id = (list.stdout.trim().split('\n').pop() ?? '').split(/\s+/)[1] ?? '';
+    const json = spawnSync(process.execPath, [BIN, 'log', 'show', id, '--json', '--log-dir', logs], {
+      encoding: 'utf8',
+    });
+    const net = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((r) => r.type === 'network');
+    expect(net).toEqual([
+      expect.objectContaining({ agent: 'netagent', host: 'good.test', port: 80, allowed: true, via: 'http' }),
+      expect.objectContaining({
+        agent: 'netagent',
+        host: 'evil.test',
+        allowed: false,
+        reason: 'not in the allow list',
+      }),
+    ]);
+    expect(Number(net[0]?.received)).toBeGreaterThan(0);
+    const text = spawnSync(process.execPath, [BIN, 'log', 'show', id, '--log-dir', logs], { encoding: 'utf8' }).stdout;
+    expect(text).toMatch(/netagent network good\.test:80 \(http\) \d+ bytes out, \d+ in/);
+    expect(text).toMatch(/netagent network evil\.test:80 \(http\) refused: not in the allow list/);
+  });
+
   it('refuses a malformed host entry, naming the field', async () => {
     const workspace = tempDir('dsh-netname-');
     expect(await codeOf(compose({ config: { workspace, sandbox: { network: { allow: ['http://x.org/'] } } } }))).toBe(

@@ -2,7 +2,8 @@
  * The session log (DESIGN §13): `<root>/<YYYY-MM-DD>/<session-id>/session.jsonl`, one JSON
  * object a line — the session start, every tool call (arguments as the model sent them, the
  * rendered result), every background job's end, every terminal send (input, bounded output,
- * reason), and the keys a person typed into a terminal (dsh web). Lines are written synchronously, one `write` each, so a crash loses at most the line
+ * reason), the keys a person typed into a terminal (dsh web), and every connection a world's proxy
+ * made or refused (network by name). Lines are written synchronously, one `write` each, so a crash loses at most the line
  * being written. Files are 0600 in 0700 directories. A clean end compresses the file to
  * `session.jsonl.zstd`; a crashed session stays `.jsonl`. Facts are not stored twice: they are
  * recovered from the rendered text with `parseShellResult`.
@@ -173,6 +174,30 @@ export class SessionLog {
       terminal_id: entry.terminalId,
       input: input.text,
       ...(input.omitted > 0 ? { input_omitted: input.omitted } : {}),
+    });
+  }
+
+  /** One connection a world's proxy made or refused (network by name): where, whether, and the bytes. */
+  network(entry: {
+    agent: string;
+    host: string;
+    port: number;
+    via: string;
+    allowed: boolean;
+    reason: string | null;
+    sent: number;
+    received: number;
+  }): void {
+    this.write({
+      type: 'network',
+      agent: entry.agent,
+      host: entry.host,
+      port: entry.port,
+      via: entry.via,
+      allowed: entry.allowed,
+      ...(entry.reason ? { reason: entry.reason } : {}),
+      sent: entry.sent,
+      received: entry.received,
     });
   }
 

@@ -67,6 +67,10 @@ function line(record: LogRecord): string {
     }
     case 'terminal_keys':
       return `${time} ${r.agent} ${r.terminal_id} ⌨ ${JSON.stringify(r.input)} (typed by a person at the keyboard)`;
+    case 'network': {
+      const what = r.allowed === true ? `${r.sent} bytes out, ${r.received} in` : `refused: ${r.reason ?? ''}`;
+      return `${time} ${r.agent} network ${r.host}:${r.port} (${r.via}) ${what}`;
+    }
     case 'session_end':
       return `${record.ts} session ended`;
     default:

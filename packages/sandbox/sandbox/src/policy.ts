@@ -133,6 +133,8 @@ export class SandboxPolicyService {
   private readonly overrides = new Map<Owner, SandboxMode>();
   private readonly fences = new Map<Owner, number>();
   private readonly scopes = new WeakMap<Owner, string>();
+  /** The display name of each scope's owner (for records that carry a scope, not an owner). */
+  private readonly names = new Map<string, string>();
   private scopeCount = 0;
 
   /** @throws DshError `INVALID_ARGUMENT` naming the option. */
@@ -221,12 +223,18 @@ export class SandboxPolicyService {
     return this.scopes.get(owner) ?? null;
   }
 
+  /** The display name of the owner of `scope` (`shared` for runs without an owner), or null. */
+  nameOf(scope: string): string | null {
+    return scope === 'shared' ? 'shared' : (this.names.get(scope) ?? null);
+  }
+
   /** The opaque world key of `owner`: each agent its own world, never another's. */
   private scopeOf(owner: Owner): string {
     let scope = this.scopes.get(owner);
     if (!scope) {
       scope = `agent-${++this.scopeCount}`;
       this.scopes.set(owner, scope);
+      this.names.set(scope, owner.name);
     }
     return scope;
   }

@@ -94,6 +94,11 @@ describe('hosts the policy names', () => {
     expect((await sh('curl -sS http://raw.githubusercontent.com/w')).out).toMatch(
       /^hello raw\.githubusercontent\.com \/w/,
     );
+    // A program that ends its side after the request still gets the whole answer.
+    const half = await sh(
+      `python3 -c "import socket; s = socket.create_connection(('127.0.0.1', 3128)); s.sendall(b'GET http://good.test/half HTTP/1.0\\r\\nHost: good.test\\r\\n\\r\\n'); s.shutdown(socket.SHUT_WR); print(b''.join(iter(lambda: s.recv(65536), b'')).decode().split('\\r\\n\\r\\n')[1], end='')"`,
+    );
+    expect(half.out, half.err).toBe('hello good.test /half\n');
     const records = world.proxy?.records() ?? [];
     const tlsRecord = records.find((r) => r.host === 'secure.test');
     expect(tlsRecord?.allowed).toBe(true);

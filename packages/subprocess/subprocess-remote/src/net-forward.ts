@@ -37,8 +37,9 @@ export function parseForward(arg: string): { port: number; path: string } | null
 
 /** Listens on 127.0.0.1:`port` and joins every connection to the unix socket at `path`. */
 export function forwardToProxy(port: number, path: string): Promise<Server> {
-  const server = createServer((client) => {
-    const proxy = unixConnect(path);
+  // Half-open both ways: a program that ends its side after the request still gets the answer.
+  const server = createServer({ allowHalfOpen: true }, (client) => {
+    const proxy = unixConnect({ path, allowHalfOpen: true });
     const end = (): void => {
       client.destroy();
       proxy.destroy();

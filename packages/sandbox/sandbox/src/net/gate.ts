@@ -86,7 +86,7 @@ function codeOf(error: unknown): string {
 
 function connectTo(target: NetTarget): Promise<{ socket: Socket; error?: never } | { socket?: never; error: string }> {
   return new Promise((resolve) => {
-    const socket = tcpConnect({ host: target.address, port: target.port });
+    const socket = tcpConnect({ host: target.address, port: target.port, allowHalfOpen: true });
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ error: `no answer in ${PROXY_CONNECT_TIMEOUT_MS} ms` });

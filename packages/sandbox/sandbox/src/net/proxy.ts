@@ -19,6 +19,7 @@ import {
 } from './fronts.js';
 import { type NetResolver, reach, systemResolver } from './gate.js';
 import type { HostRules } from './rules.js';
+import { joinSockets } from './tunnel.js';
 
 /** Connections at once per world (more wait for none: they are answered 503 / SOCKS failure). */
 export const PROXY_MAX_CONNECTIONS = 256;
@@ -70,7 +71,7 @@ export class NetworkProxy {
   private path: string | null = null;
 
   constructor(private readonly options: NetworkProxyOptions) {
-    this.server = createServer((socket) => this.accept(socket));
+    this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
     this.server.on('error', () => undefined);
   }
 
@@ -130,6 +131,10 @@ export class NetworkProxy {
       else if (!c.busy) void this.advance(c);
     };
     c.detach = () => client.off('data', onData);
+    // Ended before it asked (the socket is half-open): nothing will come.
+    client.once('end', () => {
+      if (c.stage !== 'done') client.destroy();
+    });
     client.on('data', onData);
   }
 
@@ -237,7 +242,7 @@ export class NetworkProxy {
     this.record({ at: Date.now(), host, port, via, allowed: false, reason, refused, sent: 0, received: 0 });
   }
 
-  /** Joins the program's connection to the destination's until both have ended. */
+  /** Joins the program's connection to the destination's; recorded once both have ended. */
   private splice(
     client: Socket,
     upstream: Socket,
@@ -248,40 +253,10 @@ export class NetworkProxy {
   ): void {
     const at = Date.now();
     this.live.add(upstream);
-    upstream.on('error', () => upstream.destroy());
-    client.on('error', () => client.destroy());
-    const cap = this.options.maxBytesPerConnection ?? null;
-    if (cap !== null) {
-      const check = (): void => {
-        if (upstream.bytesRead > cap || upstream.bytesWritten > cap) {
-          client.destroy();
-          upstream.destroy();
-        }
-      };
-      upstream.on('data', check);
-      client.on('data', check);
-    }
-    let open = 2;
-    const closed = (): void => {
-      if (--open > 0) return;
+    joinSockets(client, upstream, rest, this.options.maxBytesPerConnection ?? null, (sent, received) => {
       this.live.delete(upstream);
-      const record = { at, host, port, via, allowed: true, reason: null, refused: false } as const;
-      this.record({ ...record, sent: upstream.bytesWritten, received: upstream.bytesRead });
-    };
-    // Each side's end is passed on (pipe), so what is in flight is delivered; a side that closed
-    // first takes the other with it once that one has flushed.
-    upstream.once('close', () => {
-      client.end();
-      closed();
+      this.record({ at, host, port, via, allowed: true, reason: null, refused: false, sent, received });
     });
-    client.once('close', () => {
-      upstream.destroy();
-      closed();
-    });
-    if (rest.length > 0) upstream.write(rest);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.resume();
   }
 }
 
