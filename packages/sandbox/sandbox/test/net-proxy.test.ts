@@ -215,3 +215,17 @@ describe('every other destination', () => {
     expect(world.networkRefusals?.()).toBe(count);
   });
 });
+
+describe('a remote world', () => {
+  it('with hosts by name is refused (its proxy would have to run where the network is), never run with no network or all of it', () => {
+    const far = new BubblewrapSandbox({ farSide: { node: '/usr/bin/node', entry: '/x/server.js', unavailable: null } });
+    const policy = new SandboxPolicyService({ workspace, network: { allow: ['good.test'] } });
+    let code: string | undefined;
+    try {
+      far.world(policy.resolve(), host);
+    } catch (error) {
+      code = (error as { code?: string }).code;
+    }
+    expect(code).toBe('SANDBOX_UNAVAILABLE');
+  });
+});

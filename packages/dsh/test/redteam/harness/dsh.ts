@@ -57,6 +57,8 @@ export interface RunOptions {
   /** Run it on a fresh controlling terminal (ptyrun.py): its pending input is saved to this file. */
   ptyPending?: string;
   deadlineMs?: number;
+  /** Network by name: `--allow-host` for each. @default none (no network) */
+  allowHosts?: readonly string[];
 }
 
 /** `dsh run --sandbox MODE --json -- COMMAND` in `launch.cwd`. */
@@ -68,6 +70,7 @@ export async function dshRun(launch: Launch, command: string, options: RunOption
     '--sandbox',
     options.mode ?? 'workspace-write',
     '--json',
+    ...(options.allowHosts ?? []).flatMap((h) => ['--allow-host', h]),
   ];
   argv.push('--', command);
   const deadlineMs = options.deadlineMs ?? CALL_DEADLINE_MS;

@@ -12,6 +12,7 @@ import { kernelKnobRows } from './kernel-knobs.js';
 import { kernelMaskedRows } from './kernel-masked.js';
 import { machineryRows } from './machinery.js';
 import { modeRows } from './modes.js';
+import { networkByNameRows } from './network-by-name.js';
 import { plantedRows } from './planted.js';
 import { resourceRows } from './resources.js';
 import { socketRows } from './sockets.js';
@@ -28,6 +29,7 @@ export const ROWS: readonly Row[] = withGaps([
   ...ttyRows,
   ...agentRows,
   ...socketRows,
+  ...networkByNameRows,
   ...machineryRows,
   ...cgroupRows,
   ...plantedRows,
