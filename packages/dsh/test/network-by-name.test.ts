@@ -38,7 +38,7 @@ describe('compose() with hosts by name', () => {
         workspace,
         sandbox: {
           mode: 'workspace-write',
-          network: { allow: ['good.test'], pin: { 'good.test': `127.0.0.1:${port}` } },
+          network: { allow: ['good.test'], deny: ['bad.test'], pin: { 'good.test': `127.0.0.1:${port}` } },
         },
       },
     });
@@ -46,8 +46,13 @@ describe('compose() with hosts by name', () => {
       const agent = dsh.createAgent('a');
       expect((dsh.dumpConfig().sandbox as { network: unknown }).network).toEqual({
         allow: ['good.test'],
+        deny: ['bad.test'],
         pin: { 'good.test': `127.0.0.1:${port}` },
       });
+      const deny = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://bad.test/' });
+      expect(deny.text).toMatch(/\[sandbox denied: network to bad\.test \(on the deny list\)/);
+      expect(deny.text).toMatch(/deny list wins over every allow entry/);
+      expect(deny.text).not.toMatch(/--allow-host bad\.test/);
       const ok = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://good.test/in' });
       expect(ok.text).toMatch(/^stand-in for good\.test\n/);
       expect(ok.text).not.toMatch(/sandbox denied/);
@@ -64,6 +69,14 @@ describe('compose() with hosts by name', () => {
       expect(facts.denialDetail).toBe('to evil.test (not in the allow list)');
       expect(facts.exitCode).toBe(0);
       expect(hits.length).toBe(before);
+      // Two commands at once in one world: a refusal is not pinned on the one that did not make it.
+      const [slow, other] = await Promise.all([
+        dsh.tools.call(agent, 'bash', { command: 'sleep 1.5; echo innocent' }),
+        dsh.tools.call(agent, 'bash', { command: 'sleep 0.3; curl -sS http://evil.test/' }),
+      ]);
+      expect(slow.text).toMatch(/^innocent\n/);
+      expect(slow.text).not.toMatch(/sandbox denied/);
+      expect(other.text).toMatch(/refused by the sandbox/); // the program still read the proxy's answer
       // A refusal of a program's own (the world's loopback, nothing listening there) is not the fence's.
       const own = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://127.0.0.1:9/' });
       expect(own.text).toMatch(/\[exit code: 7\]/);
@@ -187,6 +200,11 @@ describe('the CLI', () => {
     const bad = dsh(['web', '--no-log', '--dump-config', '--allow-host', 'x.org/path'], workspace);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/is not a host/);
+    // dsh run is unconfined unless --sandbox says otherwise: --allow-host alone would limit nothing.
+    const unconfined = dsh(['run', '--no-log', '--allow-host', 'x.org', '--', 'echo ran'], workspace);
+    expect(unconfined.status).toBe(2);
+    expect(unconfined.stdout).not.toContain('ran');
+    expect(unconfined.stderr).toMatch(/danger-full-access has no sandbox/);
   });
 
   it('lets a workspace file narrow the list, never widen it', () => {
@@ -196,6 +214,16 @@ describe('the CLI', () => {
     expect((JSON.parse(ok.stdout) as { sandbox: { network: unknown } }).sandbox.network).toEqual({
       allow: ['a.test'],
       deny: ['x.a.test'],
+    });
+    // The deny list in force stays: a workspace adds to it, never empties it.
+    const denied = place(
+      { sandbox: { network: { allow: ['*.a.test'], deny: ['secret.a.test'] } } },
+      { sandbox: { network: { allow: ['*.a.test'], deny: [] } } },
+    );
+    const kept = dsh(['web', '--no-log', '--dump-config', '--config', denied.file], denied.workspace);
+    expect((JSON.parse(kept.stdout) as { sandbox: { network: unknown } }).sandbox.network).toEqual({
+      allow: ['*.a.test'],
+      deny: ['secret.a.test'],
     });
     for (const ws of [{ allow: ['c.test'] }, { allow: ['a.test'], allowPrivate: true }, true]) {
       const wide = place(user, { sandbox: { network: ws } });

@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
@@ -81,6 +81,28 @@ describe('remote world over ssh', () => {
     expect((second.dumpConfig().world as Record<string, unknown>).boot).toBe('cached');
     await first.dispose();
     await waitFor(() => !existsSync(join(outputDir)), 'the remote output directory to be removed at dispose');
+  });
+
+  it('is a clean channel: commands see no ssh session variables, and bash reads no ~/.bashrc for them', async () => {
+    const home = execFileSync('sh', ['-c', `getent passwd ${SSH_TEST_USER} | cut -d: -f6`], {
+      encoding: 'utf8',
+    }).trim();
+    const rc = join(home, '.bashrc');
+    const had = existsSync(rc) ? readFileSync(rc) : null;
+    writeFileSync(rc, 'echo DSH-RC-LOADED\n');
+    try {
+      const dsh = await remote(SSH_TEST_USER, 'base');
+      const agent = dsh.createAgent('a');
+      const r = await dsh.tools.call(agent, 'bash', { command: 'echo "[$SSH_CLIENT][$SSH_CONNECTION][$SSH_TTY]"' });
+      expect(r.text).toMatch(/^\[\]\[\]\[\]\n/);
+      expect(r.text).not.toContain('DSH-RC-LOADED');
+      // The login itself did read it (the probe is armed): sshd runs the channel through bash.
+      const login = spawnSync('ssh', [...sshd.argv(SSH_TEST_USER).slice(1), 'bash -c true'], { encoding: 'utf8' });
+      expect(login.stdout).toContain('DSH-RC-LOADED');
+    } finally {
+      if (had) writeFileSync(rc, had);
+      else rmSync(rc, { force: true });
+    }
   });
 
   it('shell, background jobs, spills, terminals and the sandbox run there unchanged', async () => {
@@ -219,11 +241,17 @@ describe('remote world over ssh', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-        params: { name: 'bash', arguments: { command: 'echo "over:${SSH_CONNECTION%% *}"' } },
+        // An ancestor of the command is in the ssh session; the command itself sees none of it.
+        params: {
+          name: 'bash',
+          arguments: {
+            command:
+              "p=$PPID; while [ \"$p\" -gt 1 ]; do if tr '\\0' '\\n' </proc/$p/environ | grep -q '^SSH_CONNECTION=127.0.0.1'; then echo over-ssh; break; fi; p=$(awk '{print $4}' /proc/$p/stat); done; echo \"own:[$SSH_CONNECTION]\"",
+          },
+        },
       });
       const r = (await mcp.response(1)) as { result: { content: { text: string }[] } };
-      expect(r.result.content[0]?.text).toContain('over:127.0.0.1\n');
+      expect(r.result.content[0]?.text).toContain('over-ssh\nown:[]\n');
       expect(mcp.stderr()).toContain('· world ssh');
     } finally {
       mcp.child.stdin?.end();
@@ -254,5 +282,24 @@ describe('remote world over ssh', () => {
       encoding: 'utf8',
     });
     expect(misplaced).toMatchObject({ status: 2, stdout: '' });
+  });
+
+  it('--remote-node names the Node.js there (a wrong one is told, not run past), and goes only with --connect', () => {
+    const connect = sshd.argv(SSH_TEST_USER).join(' ');
+    const run = (extra: string[]) =>
+      spawnSync(process.execPath, [CLI, 'run', '--no-log', ...extra, '--', 'echo ran-there'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const good = run(['--connect', connect, '--remote-node', process.execPath, '--joins-argv']);
+    expect(good.stdout, good.stderr).toContain('ran-there\n');
+    expect(good.status).toBe(0);
+    const wrong = run(['--connect', connect, '--remote-node', '/nonexistent/node']);
+    expect(wrong.status).not.toBe(0);
+    expect(`${wrong.stdout}${wrong.stderr}`).toMatch(/\/nonexistent\/node/);
+    expect(`${wrong.stdout}${wrong.stderr}`).not.toContain('ran-there');
+    const alone = run(['--remote-node', process.execPath]);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/go with --connect/);
   });
 });

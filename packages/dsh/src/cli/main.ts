@@ -39,6 +39,14 @@ const connectOption = (): Option =>
     "run commands on another machine over this channel, e.g. 'ssh -T host', 'docker exec -i ctr', 'kubectl exec -i pod --' (Node.js 20+ needed there)",
   ).argParser(connectArgv);
 
+const remoteNodeOption = (): Option =>
+  new Option(
+    '--remote-node <path>',
+    'with --connect: the Node.js to run the runtime server with there (default: the first node on its PATH)',
+  );
+const JOINS_ARGV_HELP =
+  "with --connect: the channel joins its command into one string for the remote user's shell, as ssh does (set it for ssh wrappers: autossh, gcloud compute ssh; default: only when the program is ssh)";
+
 const configOption = (): Option =>
   new Option(
     '--config <file>',
@@ -116,6 +124,8 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
     .addOption(connectOption())
+    .addOption(remoteNodeOption())
+    .option('--joins-argv', JOINS_ARGV_HELP)
     .addHelpText('after', EXIT_HELP)
     .action(async (words: string[], opts: RunOptions) => {
       status = misplacedConnect(program) ?? (await runCommand(words, opts));
@@ -130,6 +140,8 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
     .addOption(connectOption())
+    .addOption(remoteNodeOption())
+    .option('--joins-argv', JOINS_ARGV_HELP)
     .option('--web', 'also serve a page to watch this composition in a browser (read-only; the URL goes to stderr)')
     .addOption(new Option('--web-port <port>', 'port of that page (default: a free one)').argParser(portNumber))
     .addOption(new Option('--web-host <host>', 'address of that page (default 127.0.0.1)').argParser(listenHost))
@@ -166,6 +178,8 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(logDirOption())
     .option('--no-log', 'keep no session log')
     .addOption(connectOption())
+    .addOption(remoteNodeOption())
+    .option('--joins-argv', JOINS_ARGV_HELP)
     .option(
       '--dump-config',
       'print the composition it would serve (plugins, services, tools, config) as JSON, and exit',

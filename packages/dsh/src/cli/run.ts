@@ -29,6 +29,9 @@ export interface RunOptions {
   config?: string;
   /** `--allow-host NAME` (repeatable). */
   allowHost?: string[];
+  /** `--remote-node PATH`, `--joins-argv`: with --connect. */
+  remoteNode?: string;
+  joinsArgv?: boolean;
 }
 
 /** Runs the command; resolves to the exit status. */

@@ -27,12 +27,21 @@ export interface ServedOptions {
   log?: boolean;
   /** `--connect`: the channel argv of a remote world. */
   connect?: string[];
+  /** `--remote-node`: Node.js on the remote. */
+  remoteNode?: string;
+  /** `--joins-argv`: the channel joins its command into one string. */
+  joinsArgv?: boolean;
   /** `--config FILE`: the user's config file (else DSH_CONFIG, else ~/.config/dsh/config.json). */
   config?: string;
 }
 
 /** What the flags given say, as config (flags override the config files). */
 export function flagConfig(options: ServedOptions): DshConfig {
+  if ((options.remoteNode || options.joinsArgv) && !options.connect) {
+    throw new DshError('INVALID_ARGUMENT', '--remote-node and --joins-argv go with --connect (a remote world).', {
+      data: { field: options.remoteNode ? 'remoteNode' : 'joinsArgv' },
+    });
+  }
   const sandbox = {
     ...(options.sandbox ? { mode: options.sandbox } : {}),
     ...(options.network ? { network: true } : {}),
@@ -41,7 +50,16 @@ export function flagConfig(options: ServedOptions): DshConfig {
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(Object.keys(sandbox).length > 0 ? { sandbox } : {}),
     ...(options.logDir ? { sessionLog: { dir: options.logDir } } : {}),
-    ...(options.connect ? { world: { kind: 'remote', connect: options.connect } } : {}),
+    ...(options.connect
+      ? {
+          world: {
+            kind: 'remote',
+            connect: options.connect,
+            ...(options.remoteNode ? { node: options.remoteNode } : {}),
+            ...(options.joinsArgv ? { joinsArgv: true } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -79,6 +97,13 @@ export async function composeLayered(preset: PresetName, defaults: DshConfig, op
     ...(options.config ? { configFlag: options.config } : {}),
   });
   const config = withAllowedHosts({ ...layered.config }, options);
+  if (options.allowHost?.length && (config.sandbox?.mode ?? 'workspace-write') === 'danger-full-access') {
+    throw new DshError(
+      'INVALID_ARGUMENT',
+      '--allow-host limits the network of a sandboxed command, and danger-full-access has no sandbox: add --sandbox workspace-write (or read-only).',
+      { data: { field: 'allowHost' } },
+    );
+  }
   if (options.allowHost?.length) layered.sources['sandbox.network'] = 'flags';
   if (options.log === false) {
     delete config.sessionLog;

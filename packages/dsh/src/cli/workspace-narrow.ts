@@ -67,7 +67,7 @@ export function narrowByWorkspace(effective: DshConfig, ws: DshConfig, file: str
       checkNetworkSetting(had.network ?? false),
     );
     if (why) refuse(file, 'sandbox.network', why);
-    (out.sandbox as Record<string, unknown>).network = sandbox.network;
+    (out.sandbox as Record<string, unknown>).network = withDenied(sandbox.network, had.network ?? false);
   }
   if (sandbox.denyRead !== undefined) {
     // Added to the list in force (the default list when none was given): never a shorter one.
@@ -126,4 +126,10 @@ function networkWidening(ws: NetworkSetting, had: NetworkSetting): string | null
   const pin = Object.entries(ws.pin ?? {}).find(([name, to]) => had.pin?.[name] !== to);
   if (pin) return `would pin ${pin[0]}, which the network setting in force does not`;
   return null;
+}
+
+/** The workspace's hosts with the deny list in force kept (a workspace adds to it, never shortens it). */
+function withDenied(ws: NetworkSetting, had: NetworkSetting): NetworkSetting {
+  if (typeof ws !== 'object' || typeof had !== 'object' || !had.deny?.length) return ws;
+  return { ...ws, deny: [...new Set([...had.deny, ...(ws.deny ?? [])])] };
 }

@@ -269,7 +269,10 @@ export class BubblewrapSandbox implements Sandbox {
     const limitsAfter = evidence.limitsBefore ? (world.limitCounters?.() ?? null) : null;
     const proxy = world instanceof SandboxWorld ? world.proxy : null;
     const refused =
-      proxy && typeof evidence.refusalsBefore === 'number' ? proxy.refusalsSince(evidence.refusalsBefore) : [];
+      proxy && typeof evidence.refusalsBefore === 'number'
+        ? // Only what was refused while this run was the world's only one is its own.
+          proxy.refusalsSince(evidence.refusalsBefore).filter((r) => r.sole !== false)
+        : [];
     // The host's listeners are evidence only where the host is this machine.
     return classifyRun(
       { ...evidence, limitsAfter, refused },

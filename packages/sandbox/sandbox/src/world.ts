@@ -155,6 +155,7 @@ export class SandboxWorld {
     const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? []);
     this.enforcement = enforcement;
     this.runtime = connectChannel(argv, host, { cwd: '/' });
+    this.proxy?.countRunsWith(() => this.runtime.trackedCount);
     this.runtime.ready.then(
       () => {
         this.setUpMs = Date.now() - this.startedAt;

@@ -99,6 +99,17 @@ describe('hosts the policy names', () => {
       `python3 -c "import socket; s = socket.create_connection(('127.0.0.1', 3128)); s.sendall(b'GET http://good.test/half HTTP/1.0\\r\\nHost: good.test\\r\\n\\r\\n'); s.shutdown(socket.SHUT_WR); print(b''.join(iter(lambda: s.recv(65536), b'')).decode().split('\\r\\n\\r\\n')[1], end='')"`,
     );
     expect(half.out, half.err).toBe('hello good.test /half\n');
+    // A plain request goes to the site decided (its Host header is the URL's), its body with it,
+    // and nothing after it: a second request on the same connection never reaches the destination.
+    const before = web.hits.length;
+    const two = await sh(
+      `python3 -c "import socket; s = socket.create_connection(('127.0.0.1', 3128)); s.sendall(b'GET http://good.test/first HTTP/1.1\\r\\nHost: metadata.internal\\r\\n\\r\\nGET http://elsewhere.test/second HTTP/1.1\\r\\nHost: elsewhere.test\\r\\n\\r\\n'); print(b''.join(iter(lambda: s.recv(65536), b'')).decode())"`,
+    );
+    expect(two.out, two.err).toContain('hello good.test /first');
+    expect(two.out).not.toContain('/second');
+    const post = await sh("curl -sS -d 'twelve bytes' http://good.test/post");
+    expect(post.out).toBe('hello good.test /post\n');
+    expect(web.hits.slice(before)).toEqual(['good.test /first', 'good.test /post']);
     const records = world.proxy?.records() ?? [];
     const tlsRecord = records.find((r) => r.host === 'secure.test');
     expect(tlsRecord?.allowed).toBe(true);

@@ -3,6 +3,8 @@
  * private addresses, the network setting with pins, and the proxy's parsing of HTTP and SOCKS5
  * requests.
  */
+
+import { networkInterfaces } from 'node:os';
 import {
   checkNetworkSetting,
   HostRules,
@@ -51,8 +53,12 @@ describe('host rules', () => {
     expect(rules.decide('evil.githubusercontent.com', 443)).toEqual({ allowed: false, reason: 'on the deny list' });
     expect(rules.decide('example.com', 443)).toEqual({ allowed: false, reason: 'not in the allow list' });
     expect(rules.decide('bad host', 443)).toEqual({ allowed: false, reason: 'not a valid host name' });
-    expect(rules.namesAddress('10.1.2.3')).toBe(true);
-    expect(rules.namesAddress('10.1.2.4')).toBe(false);
+    expect(rules.namesAddress('10.1.2.3', 5432)).toBe(true);
+    expect(rules.namesAddress('10.1.2.4', 5432)).toBe(false);
+    // An address named with a port is meant only at that port (a name leading there elsewhere is not).
+    const ported = new HostRules({ allow: ['127.0.0.1:5432'] });
+    expect(ported.namesAddress('127.0.0.1', 5432)).toBe(true);
+    expect(ported.namesAddress('127.0.0.1', 22)).toBe(false);
   });
 
   it('refuse entries that are not hosts, naming the field', () => {
@@ -109,6 +115,16 @@ describe('private addresses', () => {
     for (const a of ['93.184.215.14', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8', '172.32.0.1']) {
       expect(isPrivateAddress(a), a).toBe(false);
     }
+    // Documentation ranges, and every address of this machine's own interfaces.
+    for (const a of ['192.0.2.7', '198.51.100.1', '203.0.113.9', '2001:db8::1', '64:ff9b:1::1']) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .map((i) => i?.address.replace(/%.*$/, ''))
+      .filter((a): a is string => typeof a === 'string');
+    expect(own.length).toBeGreaterThan(0);
+    for (const a of own) expect(isPrivateAddress(a), a).toBe(true);
   });
 });
 
@@ -137,6 +153,8 @@ describe('the network setting', () => {
   it('resolves pinned names to their address and port (a stand-in, not checked as private)', async () => {
     const resolve = settingResolver({ allow: ['x.org'], pin: { 'x.org': '127.0.0.1:4873' } });
     expect(await resolve('X.ORG', 443)).toEqual([{ address: '127.0.0.1', port: 4873, standIn: true }]);
+    // The same name as the rules see it: a trailing dot does not slip past the pin to DNS.
+    expect(await resolve('x.org.', 443)).toEqual([{ address: '127.0.0.1', port: 4873, standIn: true }]);
     expect(await mapResolver({ a: '!10.0.0.1:80' })('a', 80)).toEqual([
       { address: '10.0.0.1', port: 80, standIn: false },
     ]);
@@ -160,7 +178,22 @@ describe('the proxy’s requests', () => {
       host: 'x.org',
       port: 8080,
       head: 'GET /a?b=1 HTTP/1.1\r\nHost: x.org:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n',
+      bodyBytes: 0,
     });
+    // The Host header is the URL's (no other site behind the one decided); the body is counted.
+    expect(
+      parseHttpAsk('POST http://x.org/p HTTP/1.1\r\nHost: metadata.internal\r\nContent-Length: 12\r\n\r\n'),
+    ).toMatchObject({
+      head: 'POST /p HTTP/1.1\r\nHost: x.org\r\nContent-Length: 12\r\nConnection: close\r\n\r\n',
+      bodyBytes: 12,
+    });
+    expect(parseHttpAsk('POST http://x.org/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n')).toMatchObject({
+      kind: 'bad',
+      status: 411,
+    });
+    expect(parseHttpAsk('POST http://x.org/ HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n').kind).toBe(
+      'bad',
+    );
     expect(parseHttpAsk('GET /origin HTTP/1.1\r\n\r\n').kind).toBe('bad');
     expect(parseHttpAsk('GET https://x.org/ HTTP/1.1\r\n\r\n').kind).toBe('bad');
     expect(parseHttpAsk('CONNECT x.org HTTP/1.1\r\n\r\n').kind).toBe('bad');

@@ -15,6 +15,14 @@ import { reserveMachineryPids } from './machinery-pids.js';
 import { forwardToProxy, parseForward, proxyEnv } from './net-forward.js';
 import { serveRuntimeStdio } from './serve-stdio.js';
 
+/**
+ * What sshd sets for the session the server runs in, never its commands' business: with
+ * `SSH_CLIENT` set, Debian's bash reads `~/.bashrc` even for `bash -c` (tens of ms and the rc's
+ * output in every result), and tools take the commands for an interactive ssh login.
+ */
+const SSH_SESSION_VARIABLES: readonly string[] = ['SSH_CLIENT', 'SSH2_CLIENT', 'SSH_CONNECTION', 'SSH_TTY'];
+for (const name of SSH_SESSION_VARIABLES) delete process.env[name];
+
 const fdAt = process.argv.indexOf('--cgroup-fd');
 if (fdAt >= 0) useCgroupDescriptor(Number(process.argv[fdAt + 1]));
 

@@ -74,6 +74,11 @@ function sandboxNote(result: RenderableResult): string[] {
     ];
   }
   const host = box.denied && box.denial === 'network' ? /^to (\S+)/.exec(box.denialDetail ?? '')?.[1] : undefined;
+  if (host && /on the deny list/.test(box.denialDetail ?? '')) {
+    return [
+      `${host} is on this sandbox's deny list, which wins over every allow entry; do the task without it, or ask for sandbox_permissions "require_escalated" with a justification`,
+    ];
+  }
   if (host) {
     return [
       `this sandbox reaches only the hosts its network setting names, through its proxy; if ${host} is needed, ask for sandbox_permissions "require_escalated" with a justification, or ask the person to allow it (dsh --allow-host ${host}, or sandbox.network.allow in the config)`,

@@ -10,9 +10,13 @@ export const PROXY_HEAD_MAX_BYTES = 64 * 1024;
 /** What an HTTP proxy request asks for. */
 export type HttpAsk =
   | { kind: 'connect'; host: string; port: number }
-  /** Plain HTTP: `head` is the request rewritten to origin form, to send to the destination. */
-  | { kind: 'forward'; host: string; port: number; head: string }
-  | { kind: 'bad'; reason: string };
+  /**
+   * Plain HTTP: `head` is the request rewritten to origin form, to send to the destination, and
+   * `bodyBytes` the body that follows it (its Content-Length); nothing after that is passed on.
+   */
+  | { kind: 'forward'; host: string; port: number; head: string; bodyBytes: number }
+  /** Not a request the proxy serves: answered with `status` (400 unless given). */
+  | { kind: 'bad'; reason: string; status?: number };
 
 /** The end of the head (the index past its blank line) in `buf`, or -1 while it is incomplete. */
 export function headEnd(buf: Buffer): number {
@@ -52,14 +56,32 @@ export function parseHttpAsk(head: string): HttpAsk {
     return { kind: 'bad', reason: `${url.protocol} goes through CONNECT, not as a plain request` };
   }
   const port = url.port === '' ? 80 : Number(url.port);
-  const kept = lines
-    .slice(1)
-    .filter((line) => line !== '' && !HOP_HEADERS.has(line.split(':')[0]?.trim().toLowerCase() ?? ''));
-  if (!kept.some((line) => /^host\s*:/i.test(line))) kept.unshift(`Host: ${url.host}`);
-  const rewritten = [`${method} ${url.pathname}${url.search} ${version}`, ...kept, 'Connection: close', '', ''].join(
-    '\r\n',
-  );
-  return { kind: 'forward', host: url.hostname, port, head: rewritten };
+  const name = (line: string): string => line.split(':')[0]?.trim().toLowerCase() ?? '';
+  const headers = lines.slice(1).filter((line) => line !== '');
+  if (headers.some((line) => name(line) === 'transfer-encoding')) {
+    return {
+      kind: 'bad',
+      reason: 'a plain-HTTP request body needs a Content-Length (or use HTTPS, through CONNECT)',
+      status: 411,
+    };
+  }
+  const lengths = headers
+    .filter((line) => name(line) === 'content-length')
+    .map((line) => line.slice(line.indexOf(':') + 1).trim());
+  if (lengths.length > 1 || (lengths.length === 1 && !/^\d{1,15}$/.test(lengths[0] as string))) {
+    return { kind: 'bad', reason: 'one Content-Length, a number, at most' };
+  }
+  // The destination is the URL's host, so the Host header says it too (no other site behind it).
+  const kept = headers.filter((line) => !HOP_HEADERS.has(name(line)) && name(line) !== 'host');
+  const out = [
+    `${method} ${url.pathname}${url.search} ${version}`,
+    `Host: ${url.host}`,
+    ...kept,
+    'Connection: close',
+    '',
+    '',
+  ];
+  return { kind: 'forward', host: url.hostname, port, head: out.join('\r\n'), bodyBytes: Number(lengths[0] ?? 0) };
 }
 
 /** A complete HTTP answer from the proxy itself (it closes the connection). */

@@ -6,7 +6,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { isPrivateAddress } from './addresses.js';
-import type { HostRules } from './rules.js';
+import { type HostRules, normalizeHost } from './rules.js';
 
 /** How long a connection to a destination may take before the proxy gives up on it. */
 export const PROXY_CONNECT_TIMEOUT_MS = 15_000;
@@ -34,7 +34,7 @@ export const systemResolver: NetResolver = async (host, port) =>
  */
 export function mapResolver(map: Readonly<Record<string, string>>): NetResolver {
   return async (host) => {
-    const value = map[host.toLowerCase()];
+    const value = map[normalizeHost(host)];
     if (!value) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     const real = value.startsWith('!');
     const to = real ? value.slice(1) : value;
@@ -53,7 +53,7 @@ export type Reach =
 export async function reach(rules: HostRules, resolver: NetResolver, host: string, port: number): Promise<Reach> {
   const decision = rules.decide(host, port);
   if (!decision.allowed) return { ok: false, refused: true, reason: decision.reason };
-  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  const bare = normalizeHost(host); // the name the rules decided: no brackets, case or trailing dot
   let targets: NetTarget[];
   if (isIP(bare) !== 0) targets = [{ address: bare, port }];
   else {
@@ -64,7 +64,8 @@ export async function reach(rules: HostRules, resolver: NetResolver, host: strin
     }
   }
   const usable = targets.filter(
-    (t) => t.standIn === true || rules.allowPrivate || rules.namesAddress(t.address) || !isPrivateAddress(t.address),
+    (t) =>
+      t.standIn === true || rules.allowPrivate || rules.namesAddress(t.address, t.port) || !isPrivateAddress(t.address),
   );
   if (usable.length === 0) {
     const first = targets[0]?.address ?? 'no address';

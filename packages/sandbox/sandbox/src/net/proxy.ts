@@ -43,6 +43,11 @@ export interface NetRecord {
   /** Bytes sent to the destination and received from it. */
   sent: number;
   received: number;
+  /**
+   * Whether one command alone was running in the world when it was asked for (so the refusal is
+   * that command's); false when several were. @default true
+   */
+  sole?: boolean;
 }
 
 /** Options of {@link NetworkProxy}. */
@@ -58,14 +63,16 @@ export interface NetworkProxyOptions {
   maxBytesPerConnection?: number | null;
   /** Told of every connection once it ended (or was refused). @default none */
   onRecord?: (record: NetRecord) => void;
-  /** How a refusal tells the fix (the world's words: a flag, a config key). */
-  fixFor?: (host: string) => string;
+  /** How a refusal tells the fix (the world's words: a flag, a config key); `reason` is why it was refused. */
+  fixFor?: (host: string, reason: string) => string;
 }
 
 /** A world's proxy. */
 export class NetworkProxy {
   private readonly server: Server;
+  /** The programs' connections (the limit counts these) and the destinations' ones. */
   private readonly live = new Set<Socket>();
+  private readonly upstreams = new Set<Socket>();
   private readonly kept: NetRecord[] = [];
   private refusedCount = 0;
   private path: string | null = null;
@@ -100,7 +107,7 @@ export class NetworkProxy {
 
   /** Stops listening and ends every connection. Idempotent. */
   close(): Promise<void> {
-    for (const s of this.live) s.destroy();
+    for (const s of [...this.live, ...this.upstreams]) s.destroy();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
       if (this.path) rmSync(this.path, { force: true });
@@ -108,7 +115,10 @@ export class NetworkProxy {
     });
   }
 
-  private record(r: NetRecord): void {
+  private record(raw: NetRecord): void {
+    // The name comes from the program's bytes: no control characters reach a log or a model.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: those are what is removed
+    const r = { ...raw, host: raw.host.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?') };
     if (r.refused) this.refusedCount++;
     this.kept.push(r);
     if (this.kept.length > PROXY_RECORDS_MAX) this.kept.shift();
@@ -178,7 +188,8 @@ export class NetworkProxy {
     c.buf = c.buf.subarray(end);
     const rest = this.handOver(c);
     if (ask.kind === 'bad') {
-      c.client.end(proxyAnswer(400, 'Bad Request', `dsh proxy: ${ask.reason}`));
+      const status = ask.status ?? 400;
+      c.client.end(proxyAnswer(status, status === 411 ? 'Length Required' : 'Bad Request', `dsh proxy: ${ask.reason}`));
       return;
     }
     const via = ask.kind === 'connect' ? 'connect' : 'http';
@@ -192,7 +203,7 @@ export class NetworkProxy {
     }
     if (ask.kind === 'connect') c.client.write('HTTP/1.1 200 Connection established\r\n\r\n');
     else got.socket.write(ask.head);
-    this.splice(c.client, got.socket, rest, via, ask.host, ask.port);
+    this.splice(c.client, got.socket, rest, via, ask.host, ask.port, ask.kind === 'forward' ? ask.bodyBytes : null);
   }
 
   private socksGreet(c: Asking): void {
@@ -234,12 +245,21 @@ export class NetworkProxy {
 
   private message(host: string, port: number, got: { refused: boolean; reason: string }): string {
     if (!got.refused) return `dsh proxy: ${got.reason}`;
-    const fix = this.options.fixFor?.(host) ?? `add ${host} to sandbox.network.allow, or ask for escalation`;
+    const fix = this.options.fixFor?.(host, got.reason) ?? 'ask for escalation';
     return `dsh: network to ${host}:${port} refused by the sandbox (${got.reason}); ${fix}`;
   }
 
   private refuse(via: NetRecord['via'], host: string, port: number, refused: boolean, reason: string): void {
-    this.record({ at: Date.now(), host, port, via, allowed: false, reason, refused, sent: 0, received: 0 });
+    const sole = (this.liveRuns?.() ?? 1) <= 1;
+    this.record({ at: Date.now(), host, port, via, allowed: false, reason, refused, sent: 0, received: 0, sole });
+  }
+
+  /** How many commands run in the world now (the world tells it once it exists). */
+  private liveRuns: (() => number) | null = null;
+
+  /** Tells the proxy how to count the world's running commands (a refusal is a run's only when it ran alone). */
+  countRunsWith(count: () => number): void {
+    this.liveRuns = count;
   }
 
   /** Joins the program's connection to the destination's; recorded once both have ended. */
@@ -250,13 +270,16 @@ export class NetworkProxy {
     via: NetRecord['via'],
     host: string,
     port: number,
+    clientBytes: number | null = null,
   ): void {
     const at = Date.now();
-    this.live.add(upstream);
-    joinSockets(client, upstream, rest, this.options.maxBytesPerConnection ?? null, (sent, received) => {
-      this.live.delete(upstream);
+    this.upstreams.add(upstream);
+    const cap = this.options.maxBytesPerConnection ?? null;
+    const ended = (sent: number, received: number): void => {
+      this.upstreams.delete(upstream);
       this.record({ at, host, port, via, allowed: true, reason: null, refused: false, sent, received });
-    });
+    };
+    joinSockets(client, upstream, rest, cap, ended, clientBytes);
   }
 }
 

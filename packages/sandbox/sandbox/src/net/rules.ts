@@ -129,9 +129,9 @@ export class HostRules {
     return { allowed: false, reason: 'not in the allow list' };
   }
 
-  /** Whether an allow entry names `address` itself (so a private address is meant). */
-  namesAddress(address: string): boolean {
+  /** Whether an allow entry names `address` itself, at `port` where it names one (so a private address is meant). */
+  namesAddress(address: string, port: number): boolean {
     const a = normalizeHost(address);
-    return this.allowed.some((e) => !e.wildcard && e.host === a);
+    return this.allowed.some((e) => !e.wildcard && e.host === a && (e.port === null || e.port === port));
   }
 }

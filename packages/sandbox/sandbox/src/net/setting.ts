@@ -67,5 +67,5 @@ export function settingResolver(setting: NetworkSetting): NetResolver {
   const pin = typeof setting === 'object' ? setting.pin : undefined;
   if (!pin || Object.keys(pin).length === 0) return systemResolver;
   const pinned = mapResolver(pin);
-  return (host, port) => (Object.hasOwn(pin, host.toLowerCase()) ? pinned(host, port) : systemResolver(host, port));
+  return (host, port) => (Object.hasOwn(pin, normalizeHost(host)) ? pinned(host, port) : systemResolver(host, port));
 }

@@ -15,6 +15,8 @@ export function joinSockets(
   rest: Buffer,
   cap: number | null,
   ended: (sent: number, received: number) => void,
+  /** Bytes of the program's to pass on at most (a plain-HTTP request's body); the rest is dropped. @default all */
+  clientBytes: number | null = null,
 ): void {
   upstream.on('error', () => upstream.destroy());
   client.on('error', () => client.destroy());
@@ -41,8 +43,25 @@ export function joinSockets(
     upstream.destroy();
     closed();
   });
-  if (rest.length > 0) upstream.write(rest);
-  client.pipe(upstream);
   upstream.pipe(client);
+  if (clientBytes === null) {
+    if (rest.length > 0) upstream.write(rest);
+    client.pipe(upstream);
+  } else {
+    // Only the request's own body goes on: anything after it (a second request on the same
+    // connection) would reach this destination unchecked and unrecorded.
+    let left = clientBytes;
+    const pass = (bytes: Buffer): void => {
+      if (left <= 0) return;
+      const part = bytes.subarray(0, left);
+      left -= part.length;
+      if (!upstream.write(part)) {
+        client.pause();
+        upstream.once('drain', () => client.resume());
+      }
+    };
+    pass(rest);
+    client.on('data', pass);
+  }
   client.resume();
 }

@@ -5,11 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { DshError, ensurePrivateDir } from '@dsh/core';
+import { DshError, ensurePrivateDir, sweepDeadDirs } from '@dsh/core';
 import type { NetResolver } from './gate.js';
 import { type NetRecord, NetworkProxy } from './proxy.js';
 import { HostRules, type NetworkRules } from './rules.js';
 
+/** A proxy socket's name: its maker's pid, then a random part. */
+const SOCKET_NAME = /^(\d+)-[0-9a-f]+\.sock$/;
 /** A unix socket's path at most (sun_path holds 108 bytes with its terminator). */
 const UNIX_PATH_MAX = 107;
 
@@ -39,7 +41,8 @@ export function worldProxy(
     what: 'The network proxy directory',
     remedy: 'set TMPDIR to a directory of your own, and retry',
   });
-  const socket = join(dir, `${randomBytes(8).toString('hex')}.sock`);
+  sweepDeadDirs(dir, SOCKET_NAME); // sockets of a dsh that was killed
+  const socket = join(dir, `${process.pid}-${randomBytes(8).toString('hex')}.sock`);
   if (Buffer.byteLength(socket) > UNIX_PATH_MAX) {
     throw new DshError(
       'SANDBOX_UNAVAILABLE',
@@ -52,8 +55,10 @@ export function worldProxy(
     ...(hooks.resolver ? { resolver: hooks.resolver } : {}),
     ...(hooks.maxBytesPerConnection !== undefined ? { maxBytesPerConnection: hooks.maxBytesPerConnection } : {}),
     ...(hooks.onRecord ? { onRecord: (r: NetRecord) => hooks.onRecord?.(scope, r) } : {}),
-    fixFor: (host) =>
-      `to allow it, add --allow-host ${host} (or sandbox.network.allow in the config), or ask for escalation`,
+    fixFor: (host, reason) =>
+      reason === 'on the deny list'
+        ? 'the deny list wins over every allow entry: only the person can change it; or ask for escalation'
+        : `to allow it, add --allow-host ${host} (or sandbox.network.allow in the config), or ask for escalation`,
   });
   proxy.listen(socket);
   return { proxy, socket };
