@@ -95,6 +95,8 @@ function dump(
       approver: config.approver ? 'custom' : 'none (escalations are denied)',
       sessionLog: log ? { root: config.sessionLog?.dir, session: log.id, dir: log.dir, error: log.error } : null,
       output: { dir: output.dir, keep: config.output.keep, maxBytes: config.output.maxBytes },
+      // The language servers the config adds or replaces (the defaults serve the rest).
+      lsp: config.lsp,
     },
     sandbox: sandboxDump(composition, config),
     world: worldDump(world),

@@ -93,6 +93,25 @@ export interface DshConfig {
    * through `approver`. @default none (no agent_task tool)
    */
   acp?: { agents: Record<string, AcpAgentConfig> };
+  /**
+   * Language servers of the `lsp_*` tools by language, replacing the defaults of the same name
+   * (TypeScript/JavaScript: typescript-language-server; Python: pyright): `{ command: argv,
+   * extensions: { ".rs": "rust" }, rootMarkers?: ["Cargo.toml"], initializationOptions? }`.
+   * @default the defaults
+   */
+  lsp?: { servers?: Record<string, LspServerConfig> };
+}
+
+/** One language server of `config.lsp.servers`. */
+export interface LspServerConfig {
+  /** The program and its arguments; it speaks LSP on stdin and stdout. */
+  command: string[];
+  /** File extensions it serves (with the dot), each with its LSP language id. */
+  extensions: Record<string, string>;
+  /** Files or directories that mark a project root (the nearest wins; else the workspace). @default [] */
+  rootMarkers?: string[];
+  /** Sent with `initialize`. @default {} */
+  initializationOptions?: Record<string, unknown>;
 }
 
 /** Where complete copies of long outputs live, and for how long. */
@@ -126,6 +145,8 @@ export interface ResolvedDshConfig {
   output: Required<OutputConfig>;
   world: WorldConfig;
   acp: { agents: Record<string, AcpAgentConfig> } | null;
+  /** Language servers replacing or adding to the defaults (none: the defaults alone). */
+  lsp: { servers: Record<string, Required<Omit<LspServerConfig, 'initializationOptions'>> & LspServerConfig> };
   /** False when the workspace was not given and is the remote's home (known once connected). */
   workspaceGiven: boolean;
   /** False when the output root was not given (a remote world puts it in the remote's temp dir). */
@@ -144,6 +165,7 @@ export const CONFIG_KEYS = [
   'output',
   'world',
   'acp',
+  'lsp',
 ];
 /** The keys of each section of `config`. */
 export const CONFIG_SECTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -155,6 +177,7 @@ export const CONFIG_SECTIONS: Readonly<Record<string, readonly string[]>> = {
   output: ['dir', 'keep', 'maxBytes'],
   world: ['kind', 'connect', 'node', 'joinsArgv'],
   acp: ['agents'],
+  lsp: ['servers'],
 };
 /** True when `path` is a directory (following links). */
 function isDirectory(path: string): boolean {
@@ -245,6 +268,7 @@ export function resolveDshConfig(config: DshConfig = {}): ResolvedDshConfig {
     },
     world,
     acp: resolveAcp(c.acp),
+    lsp: resolveLsp(c.lsp),
     workspaceGiven: c.workspace !== undefined,
     outputDirGiven: output.dir !== undefined,
   };
@@ -305,4 +329,38 @@ function resolveWorld(value: unknown): WorldConfig {
     ...(w.node ? { node: w.node as string } : {}),
     ...(typeof w.joinsArgv === 'boolean' ? { joinsArgv: w.joinsArgv } : {}),
   };
+}
+
+function resolveLsp(value: unknown): ResolvedDshConfig['lsp'] {
+  const l = objectOr<{ servers?: unknown }>(value, 'lsp', {});
+  const servers = objectOr<Record<string, unknown>>(l.servers, 'lsp.servers', {});
+  const out: ResolvedDshConfig['lsp']['servers'] = {};
+  for (const [name, raw] of Object.entries(servers)) {
+    const field = `lsp.servers.${name}`;
+    const s = objectOr<Record<string, unknown>>(raw, field, {});
+    checkKeys(s, ['command', 'extensions', 'rootMarkers', 'initializationOptions'], `config.${field}`);
+    const strings = (v: unknown): v is string[] =>
+      Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '');
+    if (!strings(s.command) || s.command.length === 0)
+      invalid(`${field}.command`, 'must be a non-empty argv of strings');
+    const extensions = objectOr<Record<string, unknown>>(s.extensions, `${field}.extensions`, {});
+    const entries = Object.entries(extensions);
+    if (
+      entries.length === 0 ||
+      !entries.every(([ext, id]) => /^\.[^./\s]+$/.test(ext) && typeof id === 'string' && id !== '')
+    ) {
+      invalid(`${field}.extensions`, 'must map extensions with the dot (".rs") to language ids ("rust")');
+    }
+    if (s.rootMarkers !== undefined && !strings(s.rootMarkers))
+      invalid(`${field}.rootMarkers`, 'must be a list of names');
+    const init = s.initializationOptions;
+    if (init !== undefined) objectOr(init, `${field}.initializationOptions`, {});
+    out[name] = {
+      command: [...(s.command as string[])],
+      extensions: extensions as Record<string, string>,
+      rootMarkers: [...((s.rootMarkers as string[] | undefined) ?? [])],
+      ...(init !== undefined ? { initializationOptions: init as Record<string, unknown> } : {}),
+    };
+  }
+  return { servers: out };
 }

@@ -83,6 +83,11 @@ export function presetPlugins(
   const acp = config.acp
     ? [acpPlugin({ workspace, agents: config.acp.agents, ...(config.approver ? { approver: config.approver } : {}) })]
     : [];
-  const full = [...base, ...terminals, toolTerminalPlugin({ workspace }), lspPlugin({ workspace })];
+  const full = [
+    ...base,
+    ...terminals,
+    toolTerminalPlugin({ workspace }),
+    lspPlugin({ workspace, servers: config.lsp.servers }),
+  ];
   return preset === 'full' ? [...full, ...acp] : [...base, ...acp];
 }

@@ -282,3 +282,41 @@ describe('lsp tools refuse what they cannot serve', () => {
     expect((bad.data as { error: { code: string } }).error.code).toBe('INVALID_ARGUMENT');
   });
 });
+
+describe('config.lsp', () => {
+  it('adds a language server from the config (file extensions and all) that the lsp tools then use', async () => {
+    const workspace = tempDir('dsh-lsp-config-');
+    writeFileSync(join(workspace, 'a.fake'), 'x\ny\n');
+    const dsh = await compose({
+      preset: 'full',
+      config: {
+        workspace,
+        sandbox: { mode: 'danger-full-access' },
+        lsp: {
+          servers: { fake: { command: [process.execPath, LATE_SERVER, 'quiet'], extensions: { '.fake': 'fake' } } },
+        },
+      },
+    });
+    open.push(dsh);
+    const r = await dsh.tools.call(dsh.createAgent('a'), 'lsp_diagnostics', { path: 'a.fake' });
+    expect(r.text, r.text).toContain('the real error');
+    expect((dsh.dumpConfig().config as { lsp: unknown }).lsp).toMatchObject({
+      servers: { fake: { extensions: { '.fake': 'fake' }, rootMarkers: [] } },
+    });
+  });
+
+  it('refuses a server that is not well formed, naming the field', async () => {
+    const workspace = tempDir('dsh-lsp-config-');
+    const bad = (servers: unknown) => compose({ config: { workspace, lsp: { servers } as never } });
+    await expect(bad({ x: { command: [], extensions: { '.x': 'x' } } })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      data: { field: 'lsp.servers.x.command' },
+    });
+    await expect(bad({ x: { command: ['x'], extensions: { x: 'x' } } })).rejects.toMatchObject({
+      data: { field: 'lsp.servers.x.extensions' },
+    });
+    await expect(bad({ x: { command: ['x'], extensions: { '.x': 'x' }, port: 1 } })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+});

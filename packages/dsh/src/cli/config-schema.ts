@@ -110,5 +110,24 @@ export const CONFIG_SCHEMA: Record<string, unknown> = {
       },
       ['agents'],
     ),
+    lsp: object({
+      servers: {
+        type: 'object',
+        additionalProperties: object(
+          {
+            command: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
+            extensions: {
+              type: 'object',
+              propertyNames: { pattern: '^\\.[^./\\s]+$' },
+              additionalProperties: { type: 'string', minLength: 1 },
+              minProperties: 1,
+            },
+            rootMarkers: strings,
+            initializationOptions: { type: 'object' },
+          },
+          ['command', 'extensions'],
+        ),
+      },
+    }),
   }),
 };
