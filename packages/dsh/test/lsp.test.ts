@@ -320,3 +320,24 @@ describe('config.lsp', () => {
     });
   });
 });
+
+describe('a file deleted while the server holds it open', () => {
+  it('is closed there: its importer then reports the missing module (typescript-language-server)', async () => {
+    const { dsh, agent } = await rig({
+      'tsconfig.json': '{ "compilerOptions": { "strict": true, "noEmit": true } }\n',
+      'src/lib.ts': 'export const one: number = 1;\n',
+      'src/main.ts': "import { one } from './lib';\n\nexport const two: number = one + 1;\n",
+    });
+    // Both files open on the server (a query opens its file): a definition lands in lib.ts.
+    expect((await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'src/lib.ts' })).text).toBe('No diagnostics.');
+    const def = await dsh.tools.call(agent, 'lsp_definition', { path: 'src/main.ts', line: 3, column: 28 });
+    expect(def.text).toContain('src/lib.ts:1:');
+    expect((await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'src/main.ts' })).text).toBe('No diagnostics.');
+    await dsh.tools.call(agent, 'bash', { command: 'rm src/lib.ts' });
+    const gone = await waitFor(async () => {
+      const r = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'src/main.ts' });
+      return /Cannot find module '\.\/lib'/.test(r.text) ? r : null;
+    }, 'the importer to see lib.ts gone');
+    expect(gone.text).toMatch(/src\/main\.ts:1:/);
+  });
+});
