@@ -138,6 +138,9 @@ async function remotePlace(world: OpenWorld, config: ResolvedDshConfig): Promise
   config.output.dir = root;
   const place = new RemoteOutputPlace(root, Number(world.info.pid));
   await prepareRemote(world, config.workspace, place);
+  // A world made again after a loss gets the same output directory (swept there as a dead
+  // server's, or never there: a new container).
+  world.onRemade = (again) => prepareRemote(again, config.workspace, place);
   return place;
 }
 

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { NO_EDITOR_SCRIPT } from '@dsh/bash-local';
 import { DshError, type Plugin, settleWithin } from '@dsh/core';
 import type { FarSide } from '@dsh/sandbox';
-import { smallSpec } from '@dsh/subprocess';
+import { type SubprocessRuntime, smallSpec } from '@dsh/subprocess';
 import { LocalSubprocessRuntime } from '@dsh/subprocess-local';
-import { type ConnectedWorld, connectWorld, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
+import { type ConnectedWorld, connectWorld } from '@dsh/subprocess-remote';
+import { ReconnectingRuntime } from './world-reconnect.js';
 
 /** Where commands run. */
 export type WorldConfig =
@@ -38,7 +39,11 @@ const REMOTE_STEP_MS = 30_000;
 const REMOTE_STEP_OUTPUT_BYTES = 64 * 1024;
 
 /** A connected remote world and the local runtime that carries its channel. */
-export interface OpenWorld extends ConnectedWorld {
+export interface OpenWorld extends Omit<ConnectedWorld, 'runtime'> {
+  /** ctx.subprocess there: remade after a loss (world-reconnect.ts). */
+  runtime: ReconnectingRuntime;
+  /** Called with each world made after a loss, before calls reach it (the output directory is made again there). */
+  onRemade?: (world: OpenWorld) => Promise<void>;
   connect: string[];
   carrier: LocalSubprocessRuntime;
   /** Runs a small command there; resolves with its exit code and output. */
@@ -56,20 +61,53 @@ export async function openRemoteWorld(
   containment: 'auto' | 'session',
 ): Promise<OpenWorld> {
   const carrier = new LocalSubprocessRuntime({ containment });
-  let world: ConnectedWorld;
-  try {
-    world = await connectWorld(config.connect, carrier, {
+  const connect = () =>
+    connectWorld(config.connect, carrier, {
       cwd: tmpdir(),
       containment,
       ...(config.node ? { node: config.node } : {}),
       ...(config.joinsArgv !== undefined ? { joinsArgv: config.joinsArgv } : {}),
     });
+  let world: ConnectedWorld;
+  try {
+    world = await connect();
   } catch (error) {
     await carrier.dispose();
     throw error;
   }
-  const runtime = world.runtime;
-  const run = async (argv: string[]) => {
+  let open: OpenWorld | undefined;
+  const runtime: ReconnectingRuntime = new ReconnectingRuntime(world.runtime, async () => {
+    const again = await connect();
+    if (open) {
+      open.info = again.info;
+      // The new world is made ready through its own runtime before calls reach it.
+      const step = stepOn(again.runtime);
+      await open.onRemade?.({ ...open, run: step }).catch(async (error) => {
+        await again.runtime.dispose();
+        throw error;
+      });
+    }
+    return again.runtime;
+  });
+  const run = stepOn(runtime);
+  open = {
+    ...world,
+    runtime,
+    connect: [...config.connect],
+    carrier,
+    run,
+    close: async () => {
+      // A silent far side cannot hold teardown: past the bound the carrier ends the channel.
+      await settleWithin(runtime.dispose(), REMOTE_STEP_MS, () => undefined);
+      await carrier.dispose();
+    },
+  };
+  return open;
+}
+
+/** Runs a small command through `runtime`; resolves with its exit code and output. */
+function stepOn(runtime: SubprocessRuntime): OpenWorld['run'] {
+  return async (argv: string[]) => {
     const h = runtime.spawn(
       smallSpec(argv, { maxBytes: REMOTE_STEP_OUTPUT_BYTES, signal: AbortSignal.timeout(REMOTE_STEP_MS) }),
     );
@@ -80,17 +118,6 @@ export async function openRemoteWorld(
       exitCode: outcome.exitCode,
       text: `${h.stdoutReader?.read(0).text ?? ''}${h.stderrReader?.read(0).text ?? ''}`,
     };
-  };
-  return {
-    ...world,
-    connect: [...config.connect],
-    carrier,
-    run,
-    close: async () => {
-      // A silent far side cannot hold teardown: past the bound the carrier ends the channel.
-      await settleWithin(runtime.dispose(), REMOTE_STEP_MS, () => undefined);
-      await carrier.dispose();
-    },
   };
 }
 
@@ -114,7 +141,7 @@ export function remoteWorldPlugin(world: OpenWorld, cleanup: { dir: string; keep
   return {
     name: WORLD_REMOTE_PLUGIN,
     setup(api) {
-      api.provide('subprocess', world.runtime as RemoteSubprocessRuntime);
+      api.provide('subprocess', world.runtime);
     },
     async dispose(reason) {
       if (reason !== 'teardown') return;
@@ -182,6 +209,8 @@ const SWEEP_DEAD_RUNS = [
   '  [ -n "$m" ] && [ -d "$d" ] && [ -f "$d/.dsh-run" ] || continue',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
   '  n=${d##*/}; p=${n#run-}; p=${p%%-*}; s=${n#run-"$p"-}',
+  // A directory a remade world took over names the server that holds it now.
+  '  [ -f "$d/.dsh-pid" ] && p=$(cat "$d/.dsh-pid" 2>/dev/null)',
   "  case $p in ''|*[!0-9]*) continue ;; esac",
   "  case $s in ''|*[!0-9a-f]*) continue ;; esac",
   '  [ "$p" = "$5" ] && continue',
@@ -193,7 +222,7 @@ const SWEEP_DEAD_RUNS = [
   '  rm -rf -- "$d"',
   'done',
 ].join('\n');
-/** Makes the spill directory `$1` with its run directory's mark, and writes the stand-in editor `$2` to `$3`, private to the user. */
+/** Makes the spill directory `$1` with its run directory's mark and its server's pid (`$5`), and writes the stand-in editor `$2` to `$3`, private to the user. */
 const MAKE_RUN =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
-  'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$m" > "${1%/*}/.dsh-run" && printf %s "$2" > "$3" && chmod 700 "$3"';
+  'umask 077 && mkdir -p -- "$1" "${3%/*}" && printf %s "$m" > "${1%/*}/.dsh-run" && printf %s "$5" > "${1%/*}/.dsh-pid" && printf %s "$2" > "$3" && chmod 700 "$3"';

@@ -216,6 +216,48 @@ describe('remote world over ssh', () => {
     await waitFor(() => sleepers(t).size === 0, 'the remote trees to end with the channel');
   });
 
+  it('is made again after a loss: the next call runs in a fresh world and says so once; the old one’s processes are gone', async () => {
+    const dsh = await remote('root', 'base');
+    const agent = dsh.createAgent('a');
+    const t = token();
+    await dsh.tools.call(agent, 'bash', { command: `sleep 9${t}`, run_in_background: true });
+    await waitFor(() => sleepers(t).size === 1, 'the job to run there');
+    const channel = readdirSync('/proc').find((name) => {
+      try {
+        const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+        const ppid = Number(readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
+        return argv[0] === 'ssh' && argv.includes(String(sshd.port)) && ppid === process.pid;
+      } catch {
+        return false;
+      }
+    });
+    expect(channel).toBeDefined();
+    process.kill(Number(channel), 'SIGKILL');
+    const during = await dsh.tools.call(agent, 'bash', { command: 'true' });
+    if (during.isError) {
+      expect((during.data as { error: { code: string } }).error.code).toBe('WORLD_DISCONNECTED');
+      expect(during.text).toContain('connecting to the machine again');
+    }
+    await waitFor(() => sleepers(t).size === 0, 'the lost world’s processes to end');
+    const fresh = await waitFor(async () => {
+      const r = await dsh.tools.call(agent, 'bash', { command: 'echo fresh' });
+      return r.isError ? null : r;
+    }, 'a call to run in the world made again');
+    expect(fresh.text).toMatch(/^fresh\n/);
+    expect(fresh.text).toContain('[note: the connection to the machine was lost and dsh connected again');
+    expect(fresh.text).toContain('This is a fresh world');
+    const again = await dsh.tools.call(agent, 'bash', { command: 'echo again' });
+    expect(again.text).not.toContain('connected again');
+    // Its output directory is there again: a long output is kept whole.
+    const big = await dsh.tools.call(agent, 'bash', { command: 'seq 1 300000' });
+    const spill = /complete stdout is in (\S+)/.exec(big.text)?.[1] as string;
+    expect(spill).toBeDefined();
+    expect((await dsh.tools.call(agent, 'bash', { command: `tail -n 1 ${spill}` })).text).toContain('300000\n');
+    // Another agent, which never ran in the lost world, is told nothing.
+    const other = await dsh.tools.call(dsh.createAgent('b'), 'bash', { command: 'true' });
+    expect(other.text).not.toContain('connected again');
+  });
+
   it('refuses bad worlds with typed errors that say what to do', async () => {
     const world = (w: unknown) => compose({ config: { world: w as never } });
     expect(await codeOf(world({ kind: 'remote', connect: [] }))).toBe('INVALID_ARGUMENT');

@@ -21,6 +21,7 @@ import { escalatedEnv } from './escalated-env.js';
 import { chooseSandbox } from './escalation.js';
 import { type Naming, renderForModel } from './render-facts.js';
 import { jobRunOf, runForeground } from './run-foreground.js';
+import { WorldGenerations, worldComesBack } from './world-notes.js';
 
 /** What the bash tool needs to know about its composition. */
 export interface BashToolOptions {
@@ -47,14 +48,23 @@ function maxTimeoutOf(shell: ShellExecutor): number | null {
 }
 
 /** True when the composition's ctx.subprocess is a channel that was lost. */
+/** Which world of a remade remote world is in use (null where worlds are not remade). */
+function generationOf(ctx: Ctx): number | null {
+  const g = (ctx as unknown as { subprocess?: { generation?: unknown } }).subprocess?.generation;
+  return typeof g === 'number' ? g : null;
+}
+
 function worldDisconnected(ctx: Ctx): boolean {
   return (ctx as unknown as { subprocess?: { disconnected?: unknown } }).subprocess?.disconnected === true;
 }
 
 /** The result when the machine the commands run on was lost: nothing more can run there. */
-export function worldLost(message: string): ToolResult {
+export function worldLost(message: string, comesBack = false): ToolResult {
+  const next = comesBack
+    ? 'dsh is connecting to the machine again: call again in a few seconds; the next call runs in a fresh world (what ran in this one is gone).'
+    : 'nothing more can run in this world. Tell the user the connection to the machine was lost; dsh must be restarted (or reconnected) to go on.';
   return toolError(
-    `${message.replace(/\.?$/, '.')} The command may not have run, or was cut off; nothing more can run in this world. Tell the user the connection to the machine was lost; dsh must be restarted (or reconnected) to go on.`,
+    `${message.replace(/\.?$/, '.')} The command may not have run, or was cut off; ${next}`,
     'WORLD_DISCONNECTED',
   );
 }
@@ -68,9 +78,11 @@ function finished(
   naming: Naming,
   filesHere: boolean,
   worldGone: () => boolean,
+  comesBack = false,
 ): ToolResult {
   // The composition's own world was lost (not an agent's sandbox world: that is a runner failure).
-  if (outcome.startError?.code === 'WORLD_DISCONNECTED' && worldGone()) return worldLost(outcome.startError.message);
+  if (outcome.startError?.code === 'WORLD_DISCONNECTED' && worldGone())
+    return worldLost(outcome.startError.message, comesBack);
   const failure = infrastructureError(outcome.startError, spec.sandbox?.mode);
   if (failure?.code === 'SANDBOX_UNAVAILABLE' || failure?.code === 'RESOURCE_EXHAUSTED') {
     return toolError(failure.message, failure.code);
@@ -88,6 +100,7 @@ function finished(
 
 /** Creates the `bash` tool. */
 export function createBashTool(options: BashToolOptions): ToolDefinition {
+  const generations = new WorldGenerations();
   return defineTool({
     name: 'bash',
     description: DESCRIPTION,
@@ -125,6 +138,11 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
         approvers: [context.approve, options.approver],
       });
       if ('refusal' in choice) return choice.refusal;
+      const fresh = generations.noteFor(ctx, owner);
+      if (fresh) choice.notes.unshift(fresh);
+      const generation = generationOf(ctx);
+      // Lost while it ran: the world is gone now, or already made again.
+      const gone = () => worldDisconnected(ctx) || generationOf(ctx) !== generation;
       const where = resolveWorkdir(options.workspace, args.workdir, sharesFiles(ctx));
       if ('error' in where) return toolError(where.error, 'WORKDIR_NOT_FOUND');
       const shell = ctx.get('shell');
@@ -151,7 +169,7 @@ export function createBashTool(options: BashToolOptions): ToolDefinition {
           context,
           jobs,
           finish: (outcome) =>
-            finished(outcome, spec, shell, choice.notes, context, sharesFiles(ctx), () => worldDisconnected(ctx)),
+            finished(outcome, spec, shell, choice.notes, context, sharesFiles(ctx), gone, worldComesBack(ctx)),
         });
       }
       const background = ctx.get('jobs');
