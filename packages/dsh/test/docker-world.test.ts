@@ -5,10 +5,12 @@
  * restricted mode refuses with SANDBOX_UNAVAILABLE and the fix.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DockerWorld, startDockerWorld } from '../../../test/docker.js';
+import { waitFor } from '../../../test/support.js';
 
 const BIN = fileURLToPath(new URL('../bin/dsh.js', import.meta.url));
 let engine: DockerWorld;
@@ -53,6 +55,33 @@ describe('remote world in a Docker container', () => {
     expect((lsp.data as { error: { code: string } }).error.code).toBe('LSP_UNAVAILABLE');
     expect(lsp.text).toContain('is not there');
   });
+
+  it('comes back after its docker exec is killed: the next call runs in a fresh world and says so', async () => {
+    const dsh = await compose({
+      preset: 'base',
+      config: { world: { kind: 'remote', connect: engine.argv }, sandbox: { mode: 'danger-full-access' } },
+    });
+    open.push(dsh);
+    const agent = dsh.createAgent('a');
+    expect((await dsh.tools.call(agent, 'bash', { command: 'echo before' })).text).toMatch(/^before\n/);
+    const channel = readdirSync('/proc').find((name) => {
+      try {
+        const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+        const ppid = Number(readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
+        return argv[0] === engine.argv[0] && argv.includes('exec') && ppid === process.pid;
+      } catch {
+        return false;
+      }
+    });
+    expect(channel).toBeDefined();
+    process.kill(Number(channel), 'SIGKILL');
+    const fresh = await waitFor(async () => {
+      const r = await dsh.tools.call(agent, 'bash', { command: 'echo after' });
+      return r.isError ? null : r;
+    }, 'a call to run in the world made again');
+    expect(fresh.text).toMatch(/^after\n/);
+    expect(fresh.text).toContain('This is a fresh world');
+  }, 120_000);
 
   it('a restricted mode refuses there with SANDBOX_UNAVAILABLE and says how to fix it', async () => {
     const dsh = await compose({
