@@ -130,6 +130,7 @@ describe('presets with terminals', () => {
       'lsp_references',
       'lsp_hover',
       'lsp_symbols',
+      'lsp_rename',
     ]);
     expect(full.ctx.keys()).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs', 'terminals', 'lsp']);
     const minimal = await make({ preset: 'minimal' });

@@ -281,6 +281,20 @@ export class LspHost {
       : `the ${server.language} server was still loading the project after ${QUERY_SETTLE_WAIT_MS / 1000} s: this answer may be incomplete; ask again`;
   }
 
+  /**
+   * The server of `path` (synced and settled, like a query's) and the runtime its world runs
+   * in, for an edit (edits.ts). The position is checked like a query's.
+   */
+  async forEdit(
+    place: Place,
+    owner?: Owner,
+  ): Promise<{ server: LanguageServer; files: FileAccess; runtime: SubprocessRuntime; partial: string | null }> {
+    const { server, files } = await this.serverFor(place.path, owner);
+    const partial = await this.settle(server, place.path);
+    toLspPosition(server.textOf(place.path) ?? '', place.path, place.line, place.column);
+    return { server, files, runtime: this.placeOf(owner).runtime, partial };
+  }
+
   /** Where the symbol at `place` is defined. */
   definition(place: Place, owner?: Owner): Promise<Place[]> {
     return this.locations('textDocument/definition', place, owner);

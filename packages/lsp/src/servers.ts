@@ -68,7 +68,11 @@ export function defaultServers(): Record<string, LanguageServerConfig> {
     typescript: orUnavailable(ts, () => ({
       ...ts,
       command: [...nodeBin('typescript-language-server', 'typescript-language-server'), '--stdio'],
-      initializationOptions: { tsserver: { path: require.resolve('typescript/lib/tsserver.js') } },
+      initializationOptions: {
+        tsserver: { path: require.resolve('typescript/lib/tsserver.js') },
+        // A rename renames the symbol everywhere (lsp_rename), not an import alias of it.
+        preferences: { providePrefixAndSuffixTextForRename: false },
+      },
     })),
     python: orUnavailable(py, () => ({ ...py, command: [...nodeBin('pyright', 'pyright-langserver'), '--stdio'] })),
   };

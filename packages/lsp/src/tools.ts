@@ -7,19 +7,20 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { DshError, defineTool, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import { z } from 'zod';
 import type { LspHost, Place } from './host.js';
+import { createRenameTool } from './rename-tool.js';
 
 /** Most items one lsp_* result lists (the rest are counted). */
 export const LSP_MAX_ITEMS = 200;
 /** Most characters of hover text shown. */
 const HOVER_MAX_CHARS = 4_000;
 
-const pathArg = z.string().min(1).describe('file path, relative to the workspace');
+const pathArg = z.string().min(1).describe('workspace-relative path');
 const pathArgs = z.object({ path: pathArg }).strict();
 const placeArgs = z
   .object({
     path: pathArg,
     line: z.number().int().min(1).describe('1-based line'),
-    column: z.number().int().min(1).describe('1-based column, in characters'),
+    column: z.number().int().min(1).describe('1-based, in characters'),
   })
   .strict();
 
@@ -69,7 +70,7 @@ function lspError(error: unknown): ToolResult {
   throw error;
 }
 
-/** The five tools over `workspace`. */
+/** The six tools over `workspace`. */
 export function createLspTools(options: { workspace: string }): ToolDefinition[] {
   const { workspace } = options;
   const lsp = (ctx: { get(k: 'lsp'): LspHost }) => ctx.get('lsp');
@@ -87,7 +88,7 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
   return [
     defineTool({
       name: 'lsp_diagnostics',
-      description: 'Errors and warnings of a file from its language server (line:column: severity: message).',
+      description: 'Errors and warnings of a file from its language server (line:column: severity: text).',
       schema: pathArgs,
       output: diagnosticsOutput,
       annotations: { readOnlyHint: true },
@@ -114,8 +115,8 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
         name: `lsp_${kind}`,
         description:
           kind === 'definition'
-            ? 'Where the symbol at path:line:column is defined (1-based).'
-            : 'Every use of the symbol at path:line:column (1-based), its declaration included.',
+            ? 'Where the symbol at path:line:column is defined.'
+            : 'Every use of the symbol at path:line:column, its declaration included.',
         schema: placeArgs,
         output: locationsOutput,
         annotations: { readOnlyHint: true },
@@ -135,7 +136,7 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
     ),
     defineTool({
       name: 'lsp_hover',
-      description: 'Type and documentation of the symbol at path:line:column (1-based).',
+      description: 'Type and documentation of the symbol at path:line:column.',
       schema: placeArgs,
       output: hoverOutput,
       annotations: { readOnlyHint: true },
@@ -153,7 +154,7 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
     }),
     defineTool({
       name: 'lsp_symbols',
-      description: 'The outline of a file: its symbols with line:column, nested by indentation.',
+      description: 'The outline of a file: symbols with line:column, nested by indentation.',
       schema: pathArgs,
       output: countOutput,
       annotations: { readOnlyHint: true },
@@ -166,5 +167,6 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
         return { text: listed(lines, 'symbols'), isError: false, data: { count: found.length } };
       },
     }),
+    createRenameTool(workspace, at, lspError),
   ];
 }

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { connect, ERAS, isAlive, textOf, waitFor } from './helpers.js';
 
 /** Ceiling on what `tools/list` costs a model for the full preset (names, descriptions, input schemas). */
-const TOOLS_LIST_BUDGET_CHARS = 10_000;
+/** issue 23's budget for the full preset, the editing tools included. */
+const TOOLS_LIST_BUDGET_CHARS = 9_000;
 const README = readFileSync(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
 
 describe.each(ERAS)('dsh mcp (%s era)', (era) => {
@@ -35,6 +36,7 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
       'lsp_references',
       'lsp_hover',
       'lsp_symbols',
+      'lsp_rename',
     ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
@@ -43,7 +45,8 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
     const hint = (name: string) => tools.find((t) => t.name === name)?.annotations ?? {};
     for (const name of ['job_list', 'job_output', 'terminal_read', 'lsp_diagnostics', 'lsp_hover'])
       expect(hint(name).readOnlyHint).toBe(true);
-    for (const name of ['bash', 'job_kill', 'terminal_close']) expect(hint(name).destructiveHint).toBe(true);
+    for (const name of ['bash', 'job_kill', 'terminal_close', 'lsp_rename'])
+      expect(hint(name).destructiveHint).toBe(true);
     const cost = JSON.stringify(
       tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
     );
@@ -51,7 +54,10 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
     // The README's figure is the measured one (within 5 %).
     const said = /`tools\/list` for the full preset costs about ([\d,]+) characters/.exec(README)?.[1];
     expect(said, 'the README names the cost of tools/list').toBeTruthy();
-    expect(Math.abs(Number(said?.replace(/,/g, '')) - cost.length) / cost.length).toBeLessThanOrEqual(0.05);
+    expect(
+      Math.abs(Number(said?.replace(/,/g, '')) - cost.length) / cost.length,
+      `the measured cost is ${cost.length}`,
+    ).toBeLessThanOrEqual(0.05);
   });
 
   it('a bash call returns the rendered text with its marker, isError, and the facts as structuredContent', async () => {
