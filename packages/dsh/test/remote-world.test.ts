@@ -174,6 +174,9 @@ describe('remote world over ssh', () => {
     const later = await dsh.tools.call(agent, 'bash', { command: 'true' });
     expect((later.data as { error: { code: string } }).error.code).toBe('WORLD_DISCONNECTED');
     expect(later.text).toContain('was lost');
+    // The cause, once: the channel the person gave, and how it ended.
+    expect(lost.text).toContain(`the channel process ssh -T -p ${sshd.port} -i `);
+    expect(lost.text).not.toContain('the channel process ssh ended');
     // Its output directory on the remote outlived it (no teardown could reach the far side); the
     // next world made there sweeps it, and keeps its own.
     const outputDir = (d: Dsh): string => (d.dumpConfig() as { config: { output: { dir: string } } }).config.output.dir;

@@ -85,7 +85,7 @@ export async function connectWorld(
     await handle.terminate();
     throw error;
   }
-  const runtime = runtimeOver(handle, connect, options, false);
+  const runtime = runtimeOver(handle, connect, { ...options, label: connect.join(' ') }, false);
   handle.stdout?.resume(); // paused by the handshake until the runtime listened
   // A far side that never answers: end the channel process (a dispose would wait on it).
   const timer = setTimeout(() => void handle.terminate(), limit);

@@ -27,7 +27,12 @@ export interface ChannelOptions {
   env?: Record<string, string | undefined>;
   /** SIGTERM → grace → SIGKILL when the channel process is ended. @default 2000 */
   graceMs?: number;
+  /** How a loss names the channel (a remote world: the argv the person gave). @default its program */
+  label?: string;
 }
+
+/** Characters of a channel's argv a loss message names at most. */
+const CHANNEL_LABEL_MAX_CHARS = 200;
 
 /**
  * Starts `argv` through `via` and talks the runtime protocol over its stdin and stdout. The
@@ -61,6 +66,8 @@ export function startChannel(
 /** Why a channel process ended, with the tail of what it said on stderr. */
 export async function channelEnded(handle: SubprocessHandle, program: string | undefined): Promise<string> {
   const outcome = await handle.exit;
+  // The world the channel ran through was lost first: that loss is the cause, told once.
+  if (outcome.error?.code === 'WORLD_DISCONNECTED') return outcome.error.message;
   const how = outcome.error
     ? `${outcome.error.code}: ${outcome.error.message}`
     : outcome.signal
@@ -81,7 +88,7 @@ export function runtimeOver(
     sharesFilesystem,
     input: handle.stdout as NonNullable<typeof handle.stdout>,
     output: handle.stdin as NonNullable<typeof handle.stdin>,
-    reason: () => channelEnded(handle, argv[0]),
+    reason: () => channelEnded(handle, (options.label ?? argv[0] ?? '').slice(0, CHANNEL_LABEL_MAX_CHARS)),
     release: async () => {
       handle.stdin?.end();
       // The channel ends on its own once the server saw its stdin close; past the grace it is ended.
