@@ -28,6 +28,21 @@ export async function waitFor<T>(check: () => T | Promise<T>, what = 'condition'
  * Live `sleep ARG` processes whose argument ends in `token`, by argument (tests give each sleep
  * a unique number ending in their token, so they find their own processes and no others).
  */
+/** The pid of a live child of this process whose argv `matches` (a channel dsh started), or undefined. */
+export function childMatching(matches: (argv: string[]) => boolean): number | undefined {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+      const ppid = Number(readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
+      if (ppid === process.pid && matches(argv)) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
 export function sleepers(token: string): Map<string, number> {
   const found = new Map<string, number>();
   for (const name of readdirSync('/proc')) {

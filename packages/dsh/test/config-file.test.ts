@@ -1,44 +1,12 @@
-/**
- * The config file of the front doors: found by --config, DSH_CONFIG or XDG_CONFIG_HOME;
- * flag > file > default; a workspace file that narrows only; strict keys naming the nearest
- * valid one; `dsh config check` and `dsh config schema`; the example in docs/config.md valid against the
- * schema, and the schema's keys those of compose().
- */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { CONFIG_KEYS, CONFIG_SCHEMA, CONFIG_SECTIONS } from 'dsh';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../../../test/support.js';
-import { BIN } from './mcp/helpers.js';
+import { dsh, place } from './cli-config.js';
 
 const CONFIG_DOC = readFileSync(fileURLToPath(new URL('../../../docs/config.md', import.meta.url)), 'utf8');
-
-/** `dsh ARGS` in `cwd` with a private HOME (and `env`). */
-function dsh(args: string[], cwd: string, env: Record<string, string> = {}) {
-  const home = join(cwd, '..', 'home');
-  mkdirSync(home, { recursive: true });
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { PATH: process.env.PATH ?? '', HOME: home, ...env },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** A workspace with a user config file (`user`) and optionally a workspace file (`ws`). */
-function place(user: unknown, ws?: unknown): { dir: string; workspace: string; file: string } {
-  const dir = tempDir('dsh-config-');
-  const workspace = join(dir, 'ws');
-  mkdirSync(join(workspace, '.dsh'), { recursive: true });
-  const file = join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify(user));
-  if (ws !== undefined) writeFileSync(join(workspace, '.dsh', 'config.json'), JSON.stringify(ws));
-  return { dir, workspace, file };
-}
 
 function dump(args: string[], cwd: string, env: Record<string, string> = {}) {
   const r = dsh(['web', '--no-log', '--dump-config', ...args], cwd, env);

@@ -5,12 +5,11 @@
  * restricted mode refuses with SANDBOX_UNAVAILABLE and the fix.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DockerWorld, startDockerWorld } from '../../../test/docker.js';
-import { waitFor } from '../../../test/support.js';
+import { childMatching, waitFor } from '../../../test/support.js';
 
 const BIN = fileURLToPath(new URL('../bin/dsh.js', import.meta.url));
 let engine: DockerWorld;
@@ -64,15 +63,7 @@ describe('remote world in a Docker container', () => {
     open.push(dsh);
     const agent = dsh.createAgent('a');
     expect((await dsh.tools.call(agent, 'bash', { command: 'echo before' })).text).toMatch(/^before\n/);
-    const channel = readdirSync('/proc').find((name) => {
-      try {
-        const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
-        const ppid = Number(readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
-        return argv[0] === engine.argv[0] && argv.includes('exec') && ppid === process.pid;
-      } catch {
-        return false;
-      }
-    });
+    const channel = childMatching((argv) => argv[0] === engine.argv[0] && argv.includes('exec'));
     expect(channel).toBeDefined();
     process.kill(Number(channel), 'SIGKILL');
     const fresh = await waitFor(async () => {

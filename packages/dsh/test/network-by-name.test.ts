@@ -7,7 +7,6 @@
  * that is the destination's.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { parseShellResult } from '@dsh/shell';
 import { compose } from 'dsh';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf, tempDir } from '../../../test/support.js';
+import { dsh, place } from './cli-config.js';
 import { BIN } from './mcp/helpers.js';
 
 let port = 0;
@@ -137,29 +137,6 @@ describe('compose() with hosts by name', () => {
     );
   });
 });
-
-/** `dsh ARGS` in `cwd` with a private HOME. */
-function dsh(args: string[], cwd: string) {
-  const home = join(cwd, '..', 'home');
-  mkdirSync(home, { recursive: true });
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { PATH: process.env.PATH ?? '', HOME: home },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function place(user: unknown, ws?: unknown): { workspace: string; file: string } {
-  const dir = tempDir('dsh-netcli-');
-  const workspace = join(dir, 'ws');
-  mkdirSync(join(workspace, '.dsh'), { recursive: true });
-  const file = join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify(user));
-  if (ws !== undefined) writeFileSync(join(workspace, '.dsh', 'config.json'), JSON.stringify(ws));
-  return { workspace, file };
-}
 
 describe('the CLI', () => {
   it('--allow-host adds to the config file’s list (its pins kept) and the command reaches the host', async () => {

@@ -6,13 +6,13 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SSH_TEST_USER, type Sshd, startSshd } from '../../../test/sshd.js';
-import { codeOf, isAlive, sleepers, tempDir, waitFor } from '../../../test/support.js';
+import { childMatching, codeOf, isAlive, sleepers, tempDir, waitFor } from '../../../test/support.js';
 import { INIT, start } from './mcp/raw.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'dsh.js');
@@ -205,15 +205,7 @@ describe('remote world over ssh', () => {
       run_in_background: true,
     });
     await waitFor(() => sleepers(t).size === 2, 'the trees to run there');
-    const channel = readdirSync('/proc').find((name) => {
-      try {
-        const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
-        const ppid = Number(readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
-        return argv[0] === 'ssh' && argv.includes(String(sshd.port)) && ppid === process.pid;
-      } catch {
-        return false;
-      }
-    });
+    const channel = childMatching((argv) => argv[0] === 'ssh' && argv.includes(String(sshd.port)));
     expect(channel).toBeDefined();
     process.kill(Number(channel), 'SIGKILL');
     await waitFor(() => sleepers(t).size === 0, 'the remote trees to end with the channel');
@@ -225,15 +217,7 @@ describe('remote world over ssh', () => {
     const t = token();
     await dsh.tools.call(agent, 'bash', { command: `sleep 9${t}`, run_in_background: true });
     await waitFor(() => sleepers(t).size === 1, 'the job to run there');
-    const channel = readdirSync('/proc').find((name) => {
-      try {
-        const argv = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
-        const ppid = Number(readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.split(' ')[1]);
-        return argv[0] === 'ssh' && argv.includes(String(sshd.port)) && ppid === process.pid;
-      } catch {
-        return false;
-      }
-    });
+    const channel = childMatching((argv) => argv[0] === 'ssh' && argv.includes(String(sshd.port)));
     expect(channel).toBeDefined();
     process.kill(Number(channel), 'SIGKILL');
     const during = await dsh.tools.call(agent, 'bash', { command: 'true' });

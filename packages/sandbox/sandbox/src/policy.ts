@@ -105,15 +105,6 @@ function absolutePaths(paths: readonly unknown[] | undefined, field: string): st
   });
 }
 
-/** A plain copy of checked rules (the policy's own, not the caller's arrays). */
-function copyRules(rules: NetworkRules): NetworkRules {
-  return {
-    allow: [...rules.allow],
-    ...(rules.deny ? { deny: [...rules.deny] } : {}),
-    ...(rules.allowPrivate !== undefined ? { allowPrivate: rules.allowPrivate } : {}),
-  };
-}
-
 /** Per-owner sandbox decisions. */
 export class SandboxPolicyService {
   readonly mode: SandboxMode;
@@ -167,7 +158,7 @@ export class SandboxPolicyService {
       });
     }
     this.network = network === true;
-    this.hosts = typeof network === 'object' ? copyRules(new HostRules(network).rules) : null;
+    this.hosts = typeof network === 'object' ? new HostRules(network).copy() : null;
     this.denyRead = [
       ...new Set([
         ...absolutePaths(options.denyRead ?? DEFAULT_DENY_READ, 'denyRead'),

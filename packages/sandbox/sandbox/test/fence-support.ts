@@ -28,6 +28,29 @@ export interface FenceRig {
   dispose(): Promise<void>;
 }
 
+/** Runs `command` with bash in `world` (cwd `cwd`); what it printed and how it ended. */
+export async function runIn(
+  world: World,
+  command: string,
+  cwd: string,
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  const h = world.runtime.spawn({
+    argv: ['bash', '-c', command],
+    cwd,
+    env: {},
+    stdin: { kind: 'ignore' },
+    stdout: { kind: 'collect', maxBytes: 1 << 20 },
+    stderr: { kind: 'collect', maxBytes: 1 << 20 },
+    graceMs: 500,
+  });
+  const done = await h.done;
+  return {
+    exitCode: done.exitCode,
+    stdout: h.stdoutReader?.read(0).text ?? '',
+    stderr: h.stderrReader?.read(0).text ?? '',
+  };
+}
+
 export function fenceRig(prefix: string): FenceRig {
   const root = mkdtempSync(`/var/tmp/${prefix}`);
   const workspace = join(root, 'ws');
@@ -46,22 +69,7 @@ export function fenceRig(prefix: string): FenceRig {
     async confined(command, options = {}) {
       const policy = new SandboxPolicyService({ workspace, ...options });
       const world = keep(new BubblewrapSandbox({})).world(policy.resolve(), host);
-      const h = world.runtime.spawn({
-        argv: ['bash', '-c', command],
-        cwd: workspace,
-        env: {},
-        stdin: { kind: 'ignore' },
-        stdout: { kind: 'collect', maxBytes: 1 << 20 },
-        stderr: { kind: 'collect', maxBytes: 1 << 20 },
-        graceMs: 500,
-      });
-      const done = await h.done;
-      return {
-        exitCode: done.exitCode,
-        stdout: h.stdoutReader?.read(0).text ?? '',
-        stderr: h.stderrReader?.read(0).text ?? '',
-        world,
-      };
+      return { ...(await runIn(world, command, workspace)), world };
     },
     async dispose() {
       await Promise.all(sandboxes.map((s) => s.dispose()));

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BubblewrapSandbox, mapResolver, SandboxPolicyService, type World } from '@dsh/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fenceRig } from './fence-support.js';
+import { fenceRig, runIn } from './fence-support.js';
 import { httpStandIn, type StandIn, tlsStandIn } from './net-support.js';
 
 const rig = fenceRig('dsh-net-');
@@ -71,17 +71,8 @@ afterAll(async () => {
 });
 
 async function sh(command: string): Promise<{ code: number | null; out: string; err: string }> {
-  const h = world.runtime.spawn({
-    argv: ['bash', '-c', command],
-    cwd: workspace,
-    env: {},
-    stdin: { kind: 'ignore' },
-    stdout: { kind: 'collect', maxBytes: 1 << 20 },
-    stderr: { kind: 'collect', maxBytes: 1 << 20 },
-    graceMs: 500,
-  });
-  const done = await h.done;
-  return { code: done.exitCode, out: h.stdoutReader?.read(0).text ?? '', err: h.stderrReader?.read(0).text ?? '' };
+  const r = await runIn(world, command, workspace);
+  return { code: r.exitCode, out: r.stdout, err: r.stderr };
 }
 
 describe('hosts the policy names', () => {

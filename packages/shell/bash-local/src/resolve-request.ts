@@ -93,12 +93,7 @@ function sandboxOf(value: unknown): ResolvedSandbox {
   }
   if (value.hosts !== undefined && value.hosts !== null) {
     if (!isRecord(value.hosts)) invalid('sandbox.hosts', 'must be { allow: [...], deny?, allowPrivate? }');
-    const checked = new HostRules(value.hosts as unknown as NetworkRules, 'sandbox.hosts').rules;
-    optional.hosts = {
-      allow: [...checked.allow],
-      ...(checked.deny ? { deny: [...checked.deny] } : {}),
-      ...(checked.allowPrivate !== undefined ? { allowPrivate: checked.allowPrivate } : {}),
-    };
+    optional.hosts = new HostRules(value.hosts as unknown as NetworkRules, 'sandbox.hosts').copy();
   }
   return {
     mode: value.mode as ResolvedSandbox['mode'],

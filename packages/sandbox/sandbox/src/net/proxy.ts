@@ -77,7 +77,10 @@ export class NetworkProxy {
   private refusedCount = 0;
   private path: string | null = null;
 
+  private readonly resolver: NetResolver;
+
   constructor(private readonly options: NetworkProxyOptions) {
+    this.resolver = options.resolver ?? systemResolver;
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
     this.server.on('error', () => undefined);
   }
@@ -193,7 +196,7 @@ export class NetworkProxy {
       return;
     }
     const via = ask.kind === 'connect' ? 'connect' : 'http';
-    const got = await reach(this.options.rules, this.options.resolver ?? systemResolver, ask.host, ask.port);
+    const got = await reach(this.options.rules, this.resolver, ask.host, ask.port);
     if (!got.ok) {
       this.refuse(via, ask.host, ask.port, got.refused, got.reason);
       const [status, phrase] = got.refused ? [403, 'Forbidden'] : [502, 'Bad Gateway'];
@@ -228,7 +231,7 @@ export class NetworkProxy {
       c.client.end(socksReply('bad' in req ? req.bad : SOCKS.commandUnsupported));
       return;
     }
-    const got = await reach(this.options.rules, this.options.resolver ?? systemResolver, req.host, req.port);
+    const got = await reach(this.options.rules, this.resolver, req.host, req.port);
     if (!got.ok) {
       this.refuse('socks', req.host, req.port, got.refused, got.reason);
       const code = got.refused

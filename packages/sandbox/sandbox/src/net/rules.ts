@@ -120,6 +120,16 @@ export class HostRules {
     this.allowPrivate = rules.allowPrivate ?? false;
   }
 
+  /** A plain copy of the checked rules (its own arrays, not the caller's). */
+  copy(): NetworkRules {
+    const { allow, deny, allowPrivate } = this.rules;
+    return {
+      allow: [...allow],
+      ...(deny ? { deny: [...deny] } : {}),
+      ...(allowPrivate !== undefined ? { allowPrivate } : {}),
+    };
+  }
+
   /** Whether a connection to `host:port` may be made, and if not, why (a phrase a model reads). */
   decide(rawHost: string, port: number): { allowed: true } | { allowed: false; reason: string } {
     const host = normalizeHost(rawHost);

@@ -39,7 +39,7 @@ export function checkNetworkSetting(value: unknown, field = 'sandbox.network'): 
       invalid(`${field}.${key}`, 'is not a key of the network setting (allow, deny, allowPrivate, pin)');
   }
   const v = value as NetworkHostsSetting;
-  const checked = new HostRules(v, field).rules;
+  const checked = new HostRules(v, field).copy();
   const pin: Record<string, string> = {};
   if (v.pin !== undefined) {
     if (typeof v.pin !== 'object' || v.pin === null || Array.isArray(v.pin))
@@ -54,12 +54,7 @@ export function checkNetworkSetting(value: unknown, field = 'sandbox.network'): 
       pin[normalizeHost(name)] = `${address}:${port}`;
     }
   }
-  return {
-    allow: [...checked.allow],
-    ...(checked.deny ? { deny: [...checked.deny] } : {}),
-    ...(checked.allowPrivate !== undefined ? { allowPrivate: checked.allowPrivate } : {}),
-    ...(Object.keys(pin).length > 0 ? { pin } : {}),
-  };
+  return { ...checked, ...(Object.keys(pin).length > 0 ? { pin } : {}) };
 }
 
 /** The resolver of a setting: its pins first, then the machine's resolver. */
