@@ -38,14 +38,18 @@ describe('compose() with hosts by name', () => {
         workspace,
         sandbox: {
           mode: 'workspace-write',
-          network: { allow: ['good.test'], deny: ['bad.test'], pin: { 'good.test': `127.0.0.1:${port}` } },
+          network: {
+            allow: ['good.test', 'localhost'],
+            deny: ['bad.test'],
+            pin: { 'good.test': `127.0.0.1:${port}` },
+          },
         },
       },
     });
     try {
       const agent = dsh.createAgent('a');
       expect((dsh.dumpConfig().sandbox as { network: unknown }).network).toEqual({
-        allow: ['good.test'],
+        allow: ['good.test', 'localhost'],
         deny: ['bad.test'],
         pin: { 'good.test': `127.0.0.1:${port}` },
       });
@@ -53,6 +57,13 @@ describe('compose() with hosts by name', () => {
       expect(deny.text).toMatch(/\[sandbox denied: network to bad\.test \(on the deny list\)/);
       expect(deny.text).toMatch(/deny list wins over every allow entry/);
       expect(deny.text).not.toMatch(/--allow-host bad\.test/);
+      // An allowed name that resolves to a private address: the fix is about the address, not the name.
+      const priv = await dsh.tools.call(agent, 'bash', {
+        command: `curl -sS --noproxy '' -x http://127.0.0.1:3128 http://localhost:${port}/`,
+      });
+      expect(priv.text).toMatch(/\[sandbox denied: network to localhost \(it resolves to a private address/);
+      expect(priv.text).toMatch(/allowPrivate/);
+      expect(priv.text).not.toMatch(/--allow-host localhost/);
       const ok = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://good.test/in' });
       expect(ok.text).toMatch(/^stand-in for good\.test\n/);
       expect(ok.text).not.toMatch(/sandbox denied/);

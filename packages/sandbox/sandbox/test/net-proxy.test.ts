@@ -175,7 +175,10 @@ describe('every other destination', () => {
       ['curl -sS http://evil-githubusercontent.com/x', /evil-githubusercontent\.com:80 refused.*not in the allow list/],
       ['curl -sS http://bad.githubusercontent.com/x', /bad\.githubusercontent\.com:80 refused.*on the deny list/],
       ['curl -sS http://93.184.215.14/x', /93\.184\.215\.14:80 refused.*not in the allow list/],
-      ['curl -sS http://rebind.test/x', /rebind\.test:80 refused.*resolves to a private address \(127\.0\.0\.1\)/],
+      [
+        'curl -sS http://rebind.test/x',
+        /rebind\.test:80 refused.*resolves to a private address \(127\.0\.0\.1\).*sandbox\.network\.allowPrivate/,
+      ],
       ['curl -sS --cacert ca.pem https://secure.test:8443/x 2>&1', /CONNECT tunnel failed, response 403/],
       ['curl -sS -x socks5h://127.0.0.1:3128 http://elsewhere.test/s 2>&1', /SOCKS5.*\(2\)/],
     ];

@@ -79,6 +79,11 @@ function sandboxNote(result: RenderableResult): string[] {
       `${host} is on this sandbox's deny list, which wins over every allow entry; do the task without it, or ask for sandbox_permissions "require_escalated" with a justification`,
     ];
   }
+  if (host && /private address/.test(box.denialDetail ?? '')) {
+    return [
+      `${host} is allowed, but its name resolves to a private address, which this sandbox does not reach for a name; if that is meant (a mirror on the LAN), ask the person to set sandbox.network.allowPrivate or allow that address, or ask for sandbox_permissions "require_escalated" with a justification`,
+    ];
+  }
   if (host) {
     return [
       `this sandbox reaches only the hosts its network setting names, through its proxy; if ${host} is needed, ask for sandbox_permissions "require_escalated" with a justification, or ask the person to allow it (dsh --allow-host ${host}, or sandbox.network.allow in the config)`,

@@ -58,7 +58,9 @@ export function worldProxy(
     fixFor: (host, reason) =>
       reason === 'on the deny list'
         ? 'the deny list wins over every allow entry: only the person can change it; or ask for escalation'
-        : `to allow it, add --allow-host ${host} (or sandbox.network.allow in the config), or ask for escalation`,
+        : reason.includes('private address')
+          ? 'the name is allowed, its address is not: if that is meant (a mirror on the LAN), the person can set sandbox.network.allowPrivate or allow that address; or ask for escalation'
+          : `to allow it, add --allow-host ${host} (or sandbox.network.allow in the config), or ask for escalation`,
   });
   proxy.listen(socket);
   return { proxy, socket };
