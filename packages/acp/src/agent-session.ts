@@ -7,7 +7,7 @@
  */
 import { Readable, Writable } from 'node:stream';
 import { type McpServerStdio, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
-import { DshError, settleWithin } from '@dsh/core';
+import { DshError, type EscalationRequest, settleWithin } from '@dsh/core';
 import type { SubprocessHandle, SubprocessOutcome } from '@dsh/subprocess';
 import { ACP_STDERR_TAIL_BYTES, describeExit, watchStdout } from './agent-failure.js';
 import { clientApp, type TurnState } from './client-handlers.js';
@@ -174,11 +174,12 @@ export class AgentSession {
     prompt: string,
     signal?: AbortSignal,
     onUpdate?: (live: AgentTaskResult) => void,
+    permit?: (request: EscalationRequest) => Promise<boolean>,
   ): Promise<AgentTaskResult> {
     if (this.turnNow.state)
       throw new DshError('ACP_SESSION_BUSY', `session ${this.sessionId} is in a turn; wait for it to end.`);
     const result: AgentTaskResult = { stopReason: 'unknown', message: '', plan: [], toolCalls: [] };
-    this.turnNow.state = { result, calls: new Map(), onUpdate };
+    this.turnNow.state = { result, calls: new Map(), onUpdate, permit };
     let graceOver: () => void = () => undefined;
     const cancelled = new Promise<{ stopReason: string }>((resolve) => {
       graceOver = () => {

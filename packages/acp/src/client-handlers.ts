@@ -3,7 +3,9 @@
  * (message, plan, tool calls), its file requests served within the sandbox mode, its permission
  * requests through the approver, and v1 terminals backed by ctx.shell.
  */
+import { randomBytes } from 'node:crypto';
 import { client, methods } from '@agentclientprotocol/sdk';
+import { decide, type EscalationRequest } from '@dsh/core';
 import type { AgentFiles } from './files.js';
 import type { AgentTaskResult, TaskContext } from './session.js';
 import type { AcpTerminals } from './terminals.js';
@@ -13,6 +15,8 @@ export interface TurnState {
   result: AgentTaskResult;
   calls: Map<string, { id: string; title: string; status: string }>;
   onUpdate?: ((live: AgentTaskResult) => void) | undefined;
+  /** Decides this turn's permission requests. @default the task's approver, else rejected */
+  permit?: ((request: EscalationRequest) => Promise<boolean>) | undefined;
 }
 
 /** The ACP client app for `task`; `current` is the turn running now (null between turns). */
@@ -62,17 +66,20 @@ export function clientApp(
         params.options.find((o) => o.kind === 'allow_once') ?? params.options.find((o) => o.kind === 'allow_always');
       const reject =
         params.options.find((o) => o.kind === 'reject_once') ?? params.options.find((o) => o.kind === 'reject_always');
-      const decision = task.approver
-        ? await task.approver({
-            agent: task.agentName,
-            tool: 'agent_task',
-            command: params.toolCall.title ?? params.toolCall.toolCallId,
-            justification: `the sub-agent ${task.agentName} asks permission`,
-            from: task.sandbox?.mode ?? 'danger-full-access',
-            to: task.sandbox?.mode ?? 'danger-full-access',
-          })
-        : false;
-      const approved = typeof decision === 'boolean' ? decision : decision.approved;
+      const mode = task.sandbox?.mode ?? 'danger-full-access';
+      const request: EscalationRequest = {
+        agent: task.agentName,
+        tool: 'agent_task',
+        command: params.toolCall.title ?? params.toolCall.toolCallId,
+        justification: `The sub-agent ${task.agentName} asks permission`,
+        from: mode,
+        to: mode,
+        kind: 'permission',
+        choices: { approve: allow?.name ?? 'allow', decline: reject?.name ?? 'reject' },
+        id: randomBytes(8).toString('hex'),
+      };
+      const permit = current()?.permit;
+      const approved = permit ? await permit(request) : (await decide(task.approver, request)).approved; // asking and waiting needs a call: pending is no
       const option = approved ? allow : reject;
       return option
         ? { outcome: { outcome: 'selected', optionId: option.optionId } }

@@ -9,6 +9,7 @@ export type { AcpAgentConfig, AcpMcpServer, AcpServiceDeps } from './service.js'
 export { ACP_MAX_AGENTS, AcpService } from './service.js';
 export type { AgentTaskResult } from './session.js';
 export { ACP_CANCEL_GRACE_MS, ACP_START_TIMEOUT_MS, runAgentTask } from './session.js';
+export { PERMISSION_ANSWER_WAIT_MS } from './task-run.js';
 export { ACP_MAX_TERMINALS, ACP_TERMINAL_OUTPUT_BYTES, ACP_TERMINAL_TIMEOUT_MS, AcpTerminals } from './terminals.js';
 export {
   AGENT_TASK_DEFAULT_TIMEOUT_MS,

@@ -3,13 +3,14 @@
  * per task over ctx.subprocess; files, permission and terminals are served within the asking
  * owner's sandbox policy and through the composition's approver.
  */
-import { type Approver, DshError, type Owner } from '@dsh/core';
+import { type ApprovalDecision, type Approver, DshError, type EscalationRequest, type Owner } from '@dsh/core';
 import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { AgentSession } from './agent-session.js';
 import type { AgentTaskResult } from './session.js';
 import { AgentSessions } from './sessions.js';
+import type { AgentTaskRun } from './task-run.js';
 
 declare module '@dsh/core' {
   interface ServiceMap {
@@ -58,6 +59,8 @@ export interface AcpServiceDeps {
 /** The sub-agent host. */
 export class AcpService {
   private readonly sessions = new AgentSessions();
+  /** Tasks whose permission request waits for the person's answer. */
+  private readonly parked = new Set<AgentTaskRun>();
 
   /** @throws DshError `INVALID_ARGUMENT` for an agent without a command. */
   constructor(
@@ -104,7 +107,8 @@ export class AcpService {
 
   /**
    * Runs `prompt` with agent `name` for `owner`, in session `sessionId` when given (else a new
-   * one, kept for follow-ups; the result names it); `onUpdate` sees the live transcript.
+   * one, kept for follow-ups; the result names it); `onUpdate` sees the live transcript; `permit`
+   * decides its permission requests (else the composition's approver, else they are rejected).
    * @throws DshError `ACP_UNKNOWN_AGENT`, `ACP_START_FAILED`, `ACP_UNKNOWN_SESSION`, `ACP_SESSION_ENDED`, `ACP_SESSION_BUSY` (rejections).
    */
   async run(
@@ -114,6 +118,7 @@ export class AcpService {
     signal?: AbortSignal,
     onUpdate?: (live: AgentTaskResult) => void,
     sessionId?: string,
+    permit?: (request: EscalationRequest) => Promise<boolean>,
   ): Promise<AgentTaskResult> {
     const agent = Object.hasOwn(this.agents, name) ? this.agents[name] : undefined;
     if (!agent) {
@@ -130,10 +135,37 @@ export class AcpService {
       : await this.open(owner, name, agent, signal);
     if (!session) return { stopReason: 'cancelled', message: '', plan: [], toolCalls: [] };
     const id = sessionId ?? this.sessions.add(owner, name, session);
-    const result = await session.turn(prompt, signal, onUpdate);
+    const result = await session.turn(prompt, signal, onUpdate, permit);
     // A cancelled turn or a dead agent ends the session; otherwise it waits for a follow-up.
     this.sessions.release(id, result.stopReason !== 'cancelled' && !result.failure);
     return { ...result, sessionId: id };
+  }
+
+  /** The composition's approver (decides permission requests no call can ask about). */
+  get approver(): Approver | undefined {
+    return this.deps.approver;
+  }
+
+  /** Notes that `run` waits (or no longer waits) for the person's answer to a permission request. */
+  parking(run: AgentTaskRun, parked: boolean): void {
+    if (parked) this.parked.add(run);
+    else this.parked.delete(run);
+  }
+
+  /**
+   * The task of `owner` whose waiting permission request `answered` answers (a retried call
+   * bringing the person's answer), settled with that answer; null when it answers none.
+   */
+  answeredTask(owner: Owner, answered: ((r: EscalationRequest) => ApprovalDecision | undefined) | undefined) {
+    if (!answered) return null;
+    for (const run of this.parked) {
+      if (run.owner !== owner || !run.parked) continue;
+      const answer = answered(run.parked.request);
+      if (answer === undefined) continue;
+      run.settle(typeof answer === 'boolean' ? answer : answer.approved === true && answer.pending !== true);
+      return run;
+    }
+    return null;
   }
 
   /** Ends every sub-agent session of `owner` (or all of them). */

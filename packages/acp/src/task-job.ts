@@ -41,21 +41,29 @@ export async function awaitOrHandOver(
     owner: Owner;
     title: string;
     progress?: (r: ProgressReport) => void;
+    /** Ends the wait early (the person is being asked about a permission request). @default never */
+    interrupt?: Promise<void>;
+    /** When the task began (epoch ms; a resumed call's yield still counts from its own start). @default now */
+    startedAt?: number;
   },
-): Promise<{ result: AgentTaskResult } | { jobId: string; elapsedMs: number; shown: string }> {
-  const started = Date.now();
+): Promise<{ result: AgentTaskResult } | { jobId: string; elapsedMs: number; shown: string } | { interrupted: true }> {
+  const callStarted = Date.now();
+  const started = options.startedAt ?? callStarted;
   const yieldMs = options.jobs ? options.yieldMs : undefined;
-  if (yieldMs === undefined && !options.progress) return { result: await task.done };
+  const stop = options.interrupt?.then(() => ({ interrupted: true as const }));
+  const done = task.done.then((result) => ({ result }));
+  const next = stop ? Promise.race([done, stop]) : done;
+  if (yieldMs === undefined && !options.progress) return next;
   for (;;) {
-    const elapsed = Date.now() - started;
+    const elapsed = Date.now() - callStarted;
     const wait = Math.max(
       0,
       Math.min(AGENT_PROGRESS_INTERVAL_MS, yieldMs === undefined ? AGENT_PROGRESS_INTERVAL_MS : yieldMs - elapsed),
     );
-    const result = await settleWithin(task.done, wait, () => null);
-    if (result) return { result };
+    const settled = await settleWithin(next, wait, () => null);
+    if (settled) return settled;
     const now = Date.now() - started;
-    if (yieldMs !== undefined && now >= yieldMs && options.jobs) {
+    if (yieldMs !== undefined && Date.now() - callStarted >= yieldMs && options.jobs) {
       const shownUpTo = task.live()?.message.length ?? 0;
       const jobId = options.jobs.adopt(options.owner, {
         title: options.title,

@@ -3,10 +3,11 @@
  * message, its plan and a summary of its tool calls, bounded. Cancelling the call sends
  * `session/cancel`, then ends the agent's tree.
  */
-import { DshError, defineTool, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
+import { DshError, defineTool, type ToolContext, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import { z } from 'zod';
 import type { AgentTaskResult } from './session.js';
 import { awaitOrHandOver } from './task-job.js';
+import { AgentTaskRun } from './task-run.js';
 
 /** Most characters of an agent's message a model sees (the end is kept). */
 export const AGENT_TASK_MAX_CHARS = 30_000;
@@ -118,56 +119,67 @@ export function createAgentTaskTool(agents: Readonly<Record<string, { descriptio
       throw error;
     },
     async run({ agent, prompt, timeout_ms, session_id }, context) {
-      const { ctx, owner, signal } = context;
-      const deadline = AbortSignal.timeout(timeout_ms ?? AGENT_TASK_DEFAULT_TIMEOUT_MS);
-      // The call's own signal counts until a hand-over; a job is ended by job_kill instead.
-      const call = new AbortController();
-      const onAbort = (): void => call.abort();
-      if (signal?.aborted) call.abort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const kill = new AbortController();
-      let live: AgentTaskResult | null = null;
-      const done = ctx.get('acp').run(
-        owner,
-        agent,
-        prompt,
-        AbortSignal.any([call.signal, deadline, kill.signal]),
-        (r) => {
-          live = r;
-        },
-        session_id,
-      );
-      const rendered = (r: AgentTaskResult) => resultOf(r, deadline.aborted);
-      try {
-        const outcome = await awaitOrHandOver(
-          {
-            done,
-            live: () => live,
-            cancel: () => kill.abort(),
-            render: (r) => {
-              const out = rendered(r);
-              return { ...out, ok: !out.isError };
-            },
+      const { ctx, owner } = context;
+      const acp = ctx.get('acp');
+      // A retry that brings the person's answer to a waiting permission request goes on with that task.
+      const run =
+        acp.answeredTask(owner, context.answered) ??
+        new AgentTaskRun(
+          owner,
+          (signal, onUpdate, permit) => acp.run(owner, agent, prompt, signal, onUpdate, session_id, permit),
+          timeout_ms ?? AGENT_TASK_DEFAULT_TIMEOUT_MS,
+          acp.approver,
+          (r) => {
+            const out = resultOf(r, run.deadline.aborted);
+            return { ...out, ok: !out.isError };
           },
-          {
-            yieldMs: context.yieldMs,
-            jobs: ctx.has('jobs') ? ctx.get('jobs') : undefined,
-            owner,
-            title: `agent_task ${agent}: ${prompt.split('\n')[0]?.slice(0, 80) ?? ''}`,
-            ...(context.progress ? { progress: context.progress } : {}),
-          },
+          (r, parked) => acp.parking(r, parked),
         );
-        if ('result' in outcome) return rendered(outcome.result);
-        signal?.removeEventListener('abort', onAbort); // the call is over; the task is not
-        const note = `[note: still running after ${Math.round(outcome.elapsedMs / 1000)} s, so it goes on as background job ${outcome.jobId}. Read the agent's messages as they come with job_output {"job_id":"${outcome.jobId}"}; cancel it with job_kill.]`;
-        return {
-          text: outcome.shown.trim() ? `${outcome.shown.trim()}\n${note}` : note,
-          isError: false,
-          data: { job_id: outcome.jobId, state: 'running', yielded: true },
-        };
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
-      }
+      return waitForTask(run, context, `agent_task ${agent}: ${prompt.split('\n')[0]?.slice(0, 80) ?? ''}`);
     },
   });
+}
+
+/** The call's wait on `run`: its result, its hand-over to a job, or the person being asked. */
+async function waitForTask(run: AgentTaskRun, context: ToolContext, title: string): Promise<ToolResult> {
+  const { ctx, owner, signal } = context;
+  let asked: () => void = () => undefined;
+  const interrupt = new Promise<void>((resolve) => {
+    asked = resolve;
+  });
+  run.attach({ approve: context.approve, asked });
+  // The call's own signal counts while it waits; a job is ended by job_kill instead.
+  const onAbort = (): void => run.cancel();
+  if (signal?.aborted) run.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const outcome = await awaitOrHandOver(run, {
+      yieldMs: context.yieldMs,
+      jobs: ctx.has('jobs') ? ctx.get('jobs') : undefined,
+      owner,
+      title,
+      interrupt,
+      startedAt: run.startedAt,
+      ...(context.progress ? { progress: context.progress } : {}),
+    });
+    if ('result' in outcome) {
+      const out = run.render(outcome.result);
+      return { text: out.text, isError: !out.ok, data: out.data };
+    }
+    run.attach(null);
+    if ('interrupted' in outcome) {
+      return toolError(
+        "The user is being asked to answer the sub-agent's permission request; the task waits for the answer.",
+        'ESCALATION_PENDING',
+      );
+    }
+    const note = `[note: still running after ${Math.round(outcome.elapsedMs / 1000)} s, so it goes on as background job ${outcome.jobId}. Read the agent's messages as they come with job_output {"job_id":"${outcome.jobId}"}; cancel it with job_kill.]`;
+    return {
+      text: outcome.shown.trim() ? `${outcome.shown.trim()}\n${note}` : note,
+      isError: false,
+      data: { job_id: outcome.jobId, state: 'running', yielded: true },
+    };
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
 }

@@ -27,18 +27,27 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** A sandbox escalation that an approver decides (`sandbox_permissions: 'require_escalated'`). */
+/**
+ * What an approver decides: a sandbox escalation (`sandbox_permissions: 'require_escalated'`),
+ * or a sub-agent's permission request (`kind: 'permission'`).
+ */
 export interface EscalationRequest {
   /** The agent's name (display only). */
   agent: string;
   /** The tool asking. */
   tool: string;
-  /** The command that would run outside the sandbox. */
+  /** The command that would run outside the sandbox (a permission: what the sub-agent wants to do). */
   command: string;
   justification: string;
   /** The mode in force, and the one asked for. */
   from: string;
   to: string;
+  /** What is asked. @default 'escalation' */
+  kind?: 'escalation' | 'permission';
+  /** A permission: the text of the option approving selects, and of the one declining selects. @default none */
+  choices?: { approve: string; decline: string };
+  /** Binds an answer to this one request (two alike requests get different answers). @default none */
+  id?: string;
 }
 
 /**
@@ -72,6 +81,12 @@ export interface ToolCallOptions {
   progress?: (report: ProgressReport) => void;
   /** Decides escalations of this call, before the composition's approver. @default the composition's approver */
   approve?: Approver;
+  /**
+   * The person's answer to `request` that this call brings back (it retries a call that asked),
+   * or undefined when it brings none; it never asks. A sub-agent's permission request asked in an
+   * earlier call is answered through it. @default none
+   */
+  answered?: (request: EscalationRequest) => ApprovalDecision | undefined;
   /**
    * How the caller spells tool arguments in notes (a CLI names its flags: `{ timeout_ms: '--timeout' }`);
    * an argument mapped to `null` is not offered at all. @default the argument names

@@ -138,6 +138,7 @@ export function agentServer(options: AgentServerOptions): { server: Server; rele
         signal: ctx.mcpReq.signal,
         yieldMs,
         approve: approval.approve,
+        answered: approval.answered,
         ...(progress ? { progress } : {}),
       });
       if (approval.asked) return approval.result();

@@ -7,7 +7,7 @@
  * declare elicitation is never asked: the escalation is denied with what the person can do.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Approver, EscalationRequest } from '@dsh/core';
+import type { ApprovalDecision, Approver, EscalationRequest } from '@dsh/core';
 import { type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 
 /** The key of the approval form in `inputRequests` / `inputResponses`. */
@@ -16,6 +16,10 @@ export const APPROVAL_KEY = 'dsh_escalation';
 /** Why an escalation is denied when the client cannot ask the user. */
 export const NO_ELICITATION_REASON =
   'this MCP client cannot ask the user (it declared no elicitation support); the person running dsh mcp can choose the sandbox mode with --sandbox';
+
+/** Why a sub-agent's permission request is rejected when the client cannot ask the user. */
+export const NO_ELICITATION_PERMISSION_REASON =
+  'this MCP client cannot ask the user (it declared no elicitation support), and a sub-agent asks only through it';
 
 /** What one tool call needs to ask for approval. */
 export interface ApprovalContext {
@@ -33,7 +37,16 @@ export class ApprovalSeal {
 
   /** The seal of `request`. */
   mint(request: EscalationRequest): string {
-    const body = JSON.stringify([request.tool, request.command, request.justification, request.from, request.to]);
+    const body = JSON.stringify([
+      request.tool,
+      request.command,
+      request.justification,
+      request.from,
+      request.to,
+      request.kind ?? 'escalation',
+      request.choices ?? null,
+      request.id ?? null,
+    ]);
     return createHmac('sha256', this.key).update(body).digest('base64url');
   }
 
@@ -57,28 +70,43 @@ export class ApprovalRound {
   ) {}
 
   readonly approve: Approver = async (request) => {
-    if (!this.context.canAsk) return { approved: false, reason: NO_ELICITATION_REASON };
-    const view = inputResponse(this.context.responses, APPROVAL_KEY);
-    if (view.kind === 'elicit' && this.seal.verify(request, this.context.state)) {
-      if (view.action === 'accept' && view.content?.approve === true) return true;
-      const why =
-        view.action === 'accept' ? 'did not approve it' : view.action === 'decline' ? 'declined' : 'cancelled';
-      return { approved: false, reason: `the user ${why}` };
+    if (!this.context.canAsk) {
+      return {
+        approved: false,
+        reason: request.kind === 'permission' ? NO_ELICITATION_PERMISSION_REASON : NO_ELICITATION_REASON,
+      };
     }
+    const answer = this.answered(request);
+    if (answer !== undefined) return answer;
     this.asked = request;
     return { approved: false, pending: true };
+  };
+
+  /** The user's answer to `request` that this call carries (bound by the seal), else undefined. */
+  readonly answered = (request: EscalationRequest): ApprovalDecision | undefined => {
+    const view = inputResponse(this.context.responses, APPROVAL_KEY);
+    if (view.kind !== 'elicit' || !this.seal.verify(request, this.context.state)) return undefined;
+    if (view.action === 'accept' && view.content?.approve === true) return true;
+    const why = view.action === 'accept' ? 'did not approve it' : view.action === 'decline' ? 'declined' : 'cancelled';
+    return { approved: false, reason: `the user ${why}` };
   };
 
   /** The input_required result that asks the user about {@link asked}. */
   result(): InputRequiredResult {
     const request = this.asked as EscalationRequest;
+    const permission = request.kind === 'permission';
+    const choices = request.choices ?? { approve: 'allow', decline: 'reject' };
+    const message = permission
+      ? `${request.justification}.\nIt wants to: ${request.command}\nApproving picks its option "${choices.approve}"; declining picks "${choices.decline}".`
+      : `The agent asks to run a command outside the ${request.from} sandbox.\nCommand: ${request.command}\nWhy: ${request.justification}`;
+    const title = permission ? `Approve: ${choices.approve}` : 'Run it unconfined, this once';
     return inputRequired({
       inputRequests: {
         [APPROVAL_KEY]: inputRequired.elicit({
-          message: `The agent asks to run a command outside the ${request.from} sandbox.\nCommand: ${request.command}\nWhy: ${request.justification}`,
+          message,
           requestedSchema: {
             type: 'object',
-            properties: { approve: { type: 'boolean', title: 'Run it unconfined, this once' } },
+            properties: { approve: { type: 'boolean', title } },
             required: ['approve'],
           },
         }),
