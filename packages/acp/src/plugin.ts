@@ -2,7 +2,7 @@
  * The plugin that mounts `ctx.acp` and the agent_task tool.
  */
 import type { Approver, Plugin } from '@dsh/core';
-import { type AcpAgentConfig, AcpService } from './service.js';
+import { type AcpAgentConfig, AcpService, type ShareTools } from './service.js';
 import { createAgentTaskTool } from './tool.js';
 
 /** Plugin name of {@link acpPlugin}. */
@@ -16,6 +16,8 @@ export interface AcpPluginOptions {
   agents: Record<string, AcpAgentConfig>;
   /** Decides the agents' permission requests. @default none (every request is rejected) */
   approver?: Approver;
+  /** Serves dsh's tools to agents with `shareTools` (compose() gives it). @default none */
+  shareTools?: ShareTools;
 }
 
 /** @throws DshError `INVALID_ARGUMENT` for a bad agent entry. */
@@ -32,6 +34,7 @@ export function acpPlugin(options: AcpPluginOptions): Plugin {
         sandbox: () => (api.ctx.has('sandbox') ? api.ctx.get('sandbox') : undefined),
         approver: options.approver,
         workspace: options.workspace,
+        ...(options.shareTools ? { shareTools: options.shareTools } : {}),
       });
       api.provide('acp', service);
       api.registerTool(createAgentTaskTool(options.agents));

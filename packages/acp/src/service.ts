@@ -4,7 +4,7 @@
  * owner's sandbox policy and through the composition's approver.
  */
 import { type ApprovalDecision, type Approver, DshError, type EscalationRequest, type Owner } from '@dsh/core';
-import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
+import { type Sandbox, type SandboxPolicyService, WORLD_SHARE_DIR, type World } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { AgentSession } from './agent-session.js';
@@ -32,7 +32,19 @@ export interface AcpAgentConfig {
    * `{ name, command: argv, env? }`. They run where the agent runs, in its sandbox. @default []
    */
   mcpServers?: AcpMcpServer[];
+  /**
+   * Also give the agent dsh's own tools (all but agent_task) as an MCP server named `dsh`, served
+   * by this composition for the asking agent: its commands run in the same world and policy as
+   * the caller's (a world on this machine; a remote world refuses it). @default false
+   */
+  shareTools?: boolean;
 }
+
+/**
+ * Serves dsh's tools to a sub-agent of `owner`: the argv of a stdio MCP server the agent starts
+ * (a bridge to a socket in the world's share directory, `world`; null: no world, on this machine).
+ */
+export type ShareTools = (owner: Owner, world: { shareDir: string; inside: string } | null) => Promise<string[]>;
 
 /** An MCP server handed to a sub-agent. */
 export interface AcpMcpServer {
@@ -54,6 +66,8 @@ export interface AcpServiceDeps {
   sandbox: () => Sandbox | undefined;
   approver: Approver | undefined;
   workspace: string;
+  /** Serves dsh's tools to agents with `shareTools`. @default none (such an agent fails to start) */
+  shareTools?: ShareTools;
 }
 
 /** The sub-agent host. */
@@ -96,6 +110,11 @@ export class AcpService {
             },
           );
         }
+      }
+      if (a.shareTools !== undefined && typeof a.shareTools !== 'boolean') {
+        throw new DshError('INVALID_ARGUMENT', `ACP agent "${name}": shareTools must be true or false.`, {
+          data: { field: `acp.agents.${name}.shareTools` },
+        });
       }
       if (a.description !== undefined && typeof a.description !== 'string') {
         throw new DshError('INVALID_ARGUMENT', `ACP agent "${name}": description must be a string.`, {
@@ -173,6 +192,27 @@ export class AcpService {
     return this.sessions.closeAll(owner);
   }
 
+  /**
+   * The argv of the `dsh` MCP server of agent `name` (shareTools).
+   * @throws DshError `ACP_START_FAILED` when this composition cannot serve it there.
+   */
+  private async sharedTools(owner: Owner, name: string, world: World | null): Promise<string[]> {
+    const serve = this.deps.shareTools;
+    if (!serve) {
+      throw new DshError(
+        'ACP_START_FAILED',
+        `ACP agent ${name} has shareTools, and this composition serves no tools to sub-agents (compose() does); remove shareTools or compose with dsh.`,
+      );
+    }
+    if (world && !world.shareDir) {
+      throw new DshError(
+        'ACP_START_FAILED',
+        `ACP agent ${name} has shareTools, and its world is on another machine, where dsh cannot serve its tools yet; remove shareTools for this world.`,
+      );
+    }
+    return serve(owner, world?.shareDir ? { shareDir: world.shareDir, inside: WORLD_SHARE_DIR } : null);
+  }
+
   /** A new session with `agent` for `owner`, in its sandbox world in a restricted mode; null when cancelled. */
   private async open(
     owner: Owner,
@@ -182,6 +222,7 @@ export class AcpService {
   ): Promise<AgentSession | null> {
     const policy = this.deps.policy()?.resolve(owner);
     let runtime = this.deps.subprocess();
+    let world: World | null = null;
     if (policy && policy.mode !== 'danger-full-access') {
       // The agent's own tools run where it runs: inside the owner's fence, never outside it.
       const fence = this.deps.sandbox();
@@ -191,8 +232,11 @@ export class AcpService {
           `A sub-agent in sandbox mode ${policy.mode} needs a fence and there is none: ${fence?.unavailableReason() ?? 'no sandbox is mounted'}.`,
         );
       }
-      runtime = fence.world(policy, runtime).runtime;
+      world = fence.world(policy, runtime);
+      runtime = world.runtime;
     }
+    const mcpServers = [...(agent.mcpServers ?? [])];
+    if (agent.shareTools) mcpServers.push({ name: 'dsh', command: await this.sharedTools(owner, name, world) });
     return AgentSession.open(
       agent.command,
       agent.env ?? {},
@@ -203,7 +247,7 @@ export class AcpService {
         approver: this.deps.approver,
         agentName: name,
         workspace: this.deps.workspace,
-        mcpServers: agent.mcpServers ?? [],
+        mcpServers,
       },
       signal,
     );

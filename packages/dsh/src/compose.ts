@@ -20,6 +20,7 @@ import { CONFIG_KEYS, type DshConfig, type ResolvedDshConfig, resolveDshConfig }
 import { SessionLog } from './log/session-log.js';
 import { type OutputPlace, OutputStore, RemoteOutputPlace } from './output-store.js';
 import { type PresetName, presetPlugins } from './presets.js';
+import { SharedTools } from './share-tools.js';
 import { checkKeys } from './strict-keys.js';
 import { DSH_VERSION } from './version.js';
 import { type OpenWorld, openRemoteWorld, prepareRemote } from './world.js';
@@ -196,6 +197,8 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   let composition: Composition;
   // The session log opens after the plugins: their proxies' records reach it through this.
   const netRecords: { to: ((scope: string, record: NetRecord) => void) | null } = { to: null };
+  // Sub-agents with shareTools call this composition's tools (once it exists).
+  const shared = new SharedTools();
   try {
     if (world) output = await remotePlace(world, config);
     else {
@@ -210,9 +213,10 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   }
   try {
     composition = await Composition.create(
-      presetPlugins(preset, config, output, world, (scope, record) => netRecords.to?.(scope, record)),
+      presetPlugins(preset, config, output, world, (scope, record) => netRecords.to?.(scope, record), shared.serve),
     );
   } catch (error) {
+    await shared.dispose();
     output.dispose();
     await world?.close();
     throw error;
@@ -232,7 +236,7 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   }
   let budgetCheckedAt = 0;
   let disposed = false;
-  return {
+  const made: Dsh = {
     ctx: composition.ctx,
     createAgent: (name: string) => createOwner(name),
     tools: {
@@ -281,6 +285,7 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
     dispose: async () => {
       disposed = true;
       try {
+        await shared.dispose();
         await composition.dispose();
       } finally {
         output.dispose();
@@ -288,6 +293,8 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
       }
     },
   };
+  shared.attach(made.tools);
+  return made;
 }
 
 /** Opens the session log and subscribes it to job ends and terminal sends. */

@@ -281,7 +281,11 @@ function resolveAcp(value: unknown): ResolvedDshConfig['acp'] {
   for (const [name, agent] of Object.entries(agents)) {
     const field = `acp.agents.${name}`;
     const entry = objectOr<{ command?: unknown; env?: unknown }>(agent, field, {});
-    checkKeys(entry as Record<string, unknown>, ['command', 'env', 'description', 'mcpServers'], `config.${field}`);
+    checkKeys(
+      entry as Record<string, unknown>,
+      ['command', 'env', 'description', 'mcpServers', 'shareTools'],
+      `config.${field}`,
+    );
     const servers = (entry as { mcpServers?: unknown }).mcpServers;
     if (servers !== undefined && !Array.isArray(servers))
       invalid(`${field}.mcpServers`, 'must be an array of { name, command, env? }');
@@ -292,6 +296,8 @@ function resolveAcp(value: unknown): ResolvedDshConfig['acp'] {
     const description = (entry as { description?: unknown }).description;
     if (description !== undefined && typeof description !== 'string')
       invalid(`${field}.description`, 'must be a string');
+    const share = (entry as { shareTools?: unknown }).shareTools;
+    if (share !== undefined && typeof share !== 'boolean') invalid(`${field}.shareTools`, 'must be true or false');
     const cmd = entry.command;
     if (!Array.isArray(cmd) || cmd.length === 0 || cmd.some((w) => typeof w !== 'string' || w === '')) {
       invalid(`${field}.command`, 'must be a non-empty argv of non-empty strings');

@@ -2,7 +2,7 @@
  * Presets: which plugins a composition mounts.
  */
 
-import { acpPlugin } from '@dsh/acp';
+import { acpPlugin, type ShareTools } from '@dsh/acp';
 import { bashLocalPlugin } from '@dsh/bash-local';
 import { DshError, type Plugin } from '@dsh/core';
 import { jobsPlugin } from '@dsh/jobs';
@@ -34,6 +34,8 @@ export function presetPlugins(
   world: OpenWorld | null = null,
   /** Told of every connection a world's proxy made or refused, by world scope (the session log). */
   onNetworkRecord?: (scope: string, record: NetRecord) => void,
+  /** Serves dsh's tools to sub-agents with `shareTools` (share-tools.ts). */
+  shareTools?: ShareTools,
 ): Plugin[] {
   if (!PRESETS.includes(preset)) {
     throw new DshError('INVALID_ARGUMENT', `Unknown preset "${String(preset)}"; use one of ${PRESETS.join(', ')}.`, {
@@ -63,6 +65,8 @@ export function presetPlugins(
     // The sandbox resolves on the remote side: bubblewrap there, started with the remote's Node.js.
     ...(world ? { farSide: farSideOf(world) } : {}),
     ...(onNetworkRecord ? { onNetworkRecord } : {}),
+    // A sub-agent given dsh's tools reaches them through its world's share directory.
+    shareDirs: Object.values(config.acp?.agents ?? {}).some((a) => a.shareTools === true),
   });
   const terminals = [terminalPlugin(), terminalBashPlugin({ cwd: workspace, sandboxMode: config.sandbox.mode })];
   if (preset === 'minimal') {
@@ -81,7 +85,14 @@ export function presetPlugins(
   ];
   // Sub-agents when some are configured: agent_task runs them (the approver decides their asks).
   const acp = config.acp
-    ? [acpPlugin({ workspace, agents: config.acp.agents, ...(config.approver ? { approver: config.approver } : {}) })]
+    ? [
+        acpPlugin({
+          workspace,
+          agents: config.acp.agents,
+          ...(config.approver ? { approver: config.approver } : {}),
+          ...(shareTools ? { shareTools } : {}),
+        }),
+      ]
     : [];
   const full = [
     ...base,

@@ -4,7 +4,7 @@
  * permission goes through the approver (approved and denied); a terminal is created, waited for
  * and read; a cancel ends the turn and the agent's tree; bad agents are refused.
  */
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
@@ -14,8 +14,10 @@ import { codeOf, tempDir, waitFor } from '../../../test/support.js';
 const AGENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'acp-agent.mjs');
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const open: Dsh[] = [];
+const after: string[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((d) => d.dispose()));
+  for (const dir of after.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 async function rig(mode: 'workspace-write' | 'danger-full-access', approve?: boolean) {
@@ -360,3 +362,61 @@ function execPids(): number[] {
     .filter((n) => /^\d+$/.test(n))
     .map(Number);
 }
+
+describe('shareTools: a sub-agent gets dsh’s own tools', () => {
+  it('in the caller’s world and policy: its bash sees the caller’s /tmp and is fenced the same; agent_task is not shared', async () => {
+    const workspace = tempDir('dsh-acp-');
+    const dsh = await compose({
+      preset: 'base',
+      config: {
+        workspace,
+        sandbox: { mode: 'workspace-write' },
+        acp: { agents: { scripted: { command: [process.execPath, AGENT], shareTools: true } } },
+      },
+    });
+    open.push(dsh);
+    const lead = dsh.createAgent('lead');
+    // The lead's world has a /tmp of its own: a file there is seen only in that world.
+    const mark = `mark-${process.pid}`;
+    await dsh.tools.call(lead, 'bash', { command: `echo ${mark} > /tmp/lead-mark` });
+    // Outside the workspace and outside /tmp (which the world sees fresh): it cannot write there.
+    const outside = mkdtempSync('/var/tmp/dsh-acp-outside-');
+    after.push(outside);
+    const r = await dsh.tools.call(lead, 'agent_task', {
+      agent: 'scripted',
+      prompt: [
+        'bash cat /tmp/lead-mark',
+        `bash touch ${workspace}/by-sub && echo made`,
+        `bash touch ${outside}/escaped`,
+        `escalate touch ${outside}/self-approved`,
+      ].join('\n'),
+    });
+    expect(r.isError, r.text).toBe(false);
+    expect(r.text).toMatch(/tools: .*bash/);
+    expect(r.text).not.toMatch(/tools: .*agent_task/);
+    expect(r.text).toContain(`bash: ${mark}`);
+    expect(r.text).toContain('made');
+    expect(existsSync(join(workspace, 'by-sub'))).toBe(true);
+    expect(r.text).toContain(`[sandbox denied: file ${outside}/escaped`);
+    expect(existsSync(join(outside, 'escaped'))).toBe(false);
+    // A sub-agent's client that declares elicitation and approves itself is never asked.
+    expect(r.text).toContain('no person is behind its client');
+    expect(existsSync(join(outside, 'self-approved'))).toBe(false);
+  });
+
+  it('unconfined (danger-full-access): served from a private directory of this user', async () => {
+    const { dsh, agent, workspace } = await rig('danger-full-access');
+    await dsh.dispose();
+    const shared = await compose({
+      preset: 'base',
+      config: {
+        workspace,
+        sandbox: { mode: 'danger-full-access' },
+        acp: { agents: { scripted: { command: [process.execPath, AGENT], shareTools: true } } },
+      },
+    });
+    open.push(shared);
+    const r = await shared.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'bash echo $((6*7))' });
+    expect(r.text).toContain('bash: 42');
+  });
+});

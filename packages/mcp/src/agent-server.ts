@@ -51,6 +51,8 @@ export interface AgentServerOptions {
   seal: ApprovalSeal;
   yieldMs: number;
   info: { name: string; version: string };
+  /** False: the client is a program, never asked (escalations are denied). @default true */
+  personBehind?: boolean;
 }
 
 /** The JSON-RPC error code of a refused call over a limit (the spec's server-error range). */
@@ -129,7 +131,8 @@ export function agentServer(options: AgentServerOptions): { server: Server; rele
     running++;
     try {
       const approval = new ApprovalRound(seal, {
-        canAsk: canElicit(server, ctx),
+        canAsk: options.personBehind !== false && canElicit(server, ctx),
+        ...(options.personBehind === false ? { noPerson: true } : {}),
         responses: ctx.mcpReq.inputResponses,
         state: ctx.mcpReq.requestState<string>(),
       });

@@ -17,6 +17,10 @@ export const APPROVAL_KEY = 'dsh_escalation';
 export const NO_ELICITATION_REASON =
   'this MCP client cannot ask the user (it declared no elicitation support); the person running dsh mcp can choose the sandbox mode with --sandbox';
 
+/** Why an escalation through a sub-agent's dsh tools is denied. */
+export const NO_PERSON_REASON =
+  'these tools were given to a sub-agent, and no person is behind its client to ask; work inside the sandbox';
+
 /** Why a sub-agent's permission request is rejected when the client cannot ask the user. */
 export const NO_ELICITATION_PERMISSION_REASON =
   'this MCP client cannot ask the user (it declared no elicitation support), and a sub-agent asks only through it';
@@ -25,6 +29,8 @@ export const NO_ELICITATION_PERMISSION_REASON =
 export interface ApprovalContext {
   /** The client declared elicitation (form mode) for this request. */
   canAsk: boolean;
+  /** The client is a program (a sub-agent), not a person's: nobody can be asked. @default false */
+  noPerson?: boolean;
   /** `ctx.mcpReq.inputResponses` of the request. */
   responses: Record<string, unknown> | undefined;
   /** `ctx.mcpReq.requestState()` of the request. */
@@ -70,6 +76,7 @@ export class ApprovalRound {
   ) {}
 
   readonly approve: Approver = async (request) => {
+    if (this.context.noPerson) return { approved: false, reason: NO_PERSON_REASON };
     if (!this.context.canAsk) {
       return {
         approved: false,
@@ -84,6 +91,7 @@ export class ApprovalRound {
 
   /** The user's answer to `request` that this call carries (bound by the seal), else undefined. */
   readonly answered = (request: EscalationRequest): ApprovalDecision | undefined => {
+    if (this.context.noPerson) return undefined;
     const view = inputResponse(this.context.responses, APPROVAL_KEY);
     if (view.kind !== 'elicit' || !this.seal.verify(request, this.context.state)) return undefined;
     if (view.action === 'accept' && view.content?.approve === true) return true;

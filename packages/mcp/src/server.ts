@@ -22,6 +22,12 @@ export interface ServeMcpOptions {
   host: McpHost;
   /** A foreground bash still running after this many ms becomes a background job. @default DEFAULT_YIELD_MS (45000) */
   yieldMs?: number;
+  /**
+   * Whether a person is behind the client: false for a program's client (a sub-agent given dsh's
+   * tools), which is then never asked, whatever it declares, so no escalation is ever approved
+   * through it. @default true
+   */
+  personBehind?: boolean;
   /** Name and version the server reports. @default { name: 'dsh', version: '0.0.0' } */
   serverInfo?: { name: string; version: string };
   /** Display name of the connection's agent. @default 'mcp' */
@@ -64,7 +70,7 @@ export function serveMcp(options: ServeMcpOptions): McpServerHandle {
   const released: (() => void)[] = [];
   const handle = serveStdio(
     () => {
-      const made = agentServer({ host, agent, seal, yieldMs, info });
+      const made = agentServer({ host, agent, seal, yieldMs, info, personBehind: options.personBehind !== false });
       released.push(made.release);
       return made.server;
     },

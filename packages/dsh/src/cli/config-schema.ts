@@ -92,6 +92,7 @@ export const CONFIG_SCHEMA: Record<string, unknown> = {
               command: { type: 'array', items: { type: 'string' }, minItems: 1 },
               env: { type: 'object', additionalProperties: { type: 'string' } },
               description: { type: 'string' },
+              shareTools: { type: 'boolean' },
               mcpServers: {
                 type: 'array',
                 items: object(

@@ -17,6 +17,7 @@ import { hostListensOn } from './host-listeners.js';
 import { type NetworkHooks, worldProxy } from './net/world-proxy.js';
 import { makePrivateHome, type PrivateHome, removePrivateHome } from './private-home.js';
 import { seccompSupported, worldSeccompFilter } from './seccomp/index.js';
+import { makeShareDir, removeShareDir } from './share-dir.js';
 import type { ResolvedSandbox, RunEvidence, Sandbox, SandboxFacts, World } from './types.js';
 import { SandboxWorld } from './world.js';
 
@@ -67,6 +68,8 @@ export interface BubblewrapOptions {
   fenceDir?: string;
   /** How the proxies of worlds whose policy names hosts resolve names and report connections. @default the machine's resolver, no reports */
   network?: NetworkHooks;
+  /** Each world on this machine gets a share directory (share-dir.ts; a sub-agent's shareTools). @default false */
+  shareDirs?: boolean;
 }
 
 /** What a remote runtime server said about confinement where it runs. */
@@ -102,6 +105,7 @@ export class BubblewrapSandbox implements Sandbox {
   private readonly farSide: FarSide | undefined;
   private readonly fenceDir: string | undefined;
   private readonly network: NetworkHooks;
+  private readonly shareDirs: boolean;
   private files: (FenceFiles & { seccomp: string | null }) | undefined;
   private probed: string | null | undefined; // undefined: not probed; null: works; string: why not
   private readonly worlds = new Map<string, SandboxWorld>();
@@ -115,6 +119,7 @@ export class BubblewrapSandbox implements Sandbox {
     this.farSide = o.farSide;
     this.fenceDir = o.fenceDir;
     this.network = o.network ?? {};
+    this.shareDirs = o.shareDirs === true;
     if (!isAbsolute(this.bwrapPath)) {
       throw new DshError('INVALID_ARGUMENT', 'the bubblewrap path must be absolute.', { data: { field: 'bwrapPath' } });
     }
@@ -194,13 +199,16 @@ export class BubblewrapSandbox implements Sandbox {
     const files = this.farSide ? null : this.fenceFiles();
     const privateHome = files ? this.privateHomeFor(policy, files.dir) : null;
     const proxy = files && hosts ? worldProxy(hosts, files.dir, policy.scope ?? '', this.network) : null;
+    const shareDir = files && this.shareDirs ? makeShareDir(files.dir) : null;
     const world = this.make(
       privateHome,
       proxy,
+      shareDir,
       () =>
         new SandboxWorld(key, policy, host, {
           privateHome,
           proxy,
+          shareDir,
           bwrapPath: this.farSide?.bwrapPath ?? this.bwrapPath,
           // The far side's paths cannot be looked at from here: they are bound as given (a missing
           // one makes the world fail to start, told as a runner failure, never a silent gap).
@@ -223,6 +231,7 @@ export class BubblewrapSandbox implements Sandbox {
   private make(
     home: PrivateHome | null,
     proxy: { proxy: { close(): Promise<void> } } | null,
+    shareDir: string | null,
     create: () => SandboxWorld,
   ): SandboxWorld {
     try {
@@ -230,6 +239,7 @@ export class BubblewrapSandbox implements Sandbox {
     } catch (error) {
       removePrivateHome(home);
       void proxy?.proxy.close();
+      removeShareDir(shareDir);
       throw error;
     }
   }

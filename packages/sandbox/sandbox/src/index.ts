@@ -53,6 +53,7 @@ export {
   worldSeccompFilter,
   X64_SYSCALLS,
 } from './seccomp/index.js';
+export { makeShareDir, removeShareDir, WORLD_SHARE_DIR } from './share-dir.js';
 export type {
   ResolvedSandbox,
   RunEvidence,

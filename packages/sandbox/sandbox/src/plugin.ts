@@ -23,9 +23,11 @@ export function sandboxPlugin(
     network?: NetworkSetting;
     /** Told of every connection a world's proxy made or refused (the session log). @default none */
     onNetworkRecord?: NetworkHooks['onRecord'];
+    /** Each world on this machine gets a share directory (a sub-agent's shareTools). @default false */
+    shareDirs?: boolean;
   },
 ): Plugin {
-  const { bwrapPath = DEFAULT_BWRAP_PATH, outputDirs = [], farSide, onNetworkRecord, ...policy } = options;
+  const { bwrapPath = DEFAULT_BWRAP_PATH, outputDirs = [], farSide, onNetworkRecord, shareDirs, ...policy } = options;
   const network = checkNetworkSetting(policy.network ?? false);
   const hooks: NetworkHooks = {
     resolver: settingResolver(network),
@@ -37,7 +39,13 @@ export function sandboxPlugin(
     setup(api) {
       held ??= {
         policy: new SandboxPolicyService({ ...policy, network }),
-        sandbox: new BubblewrapSandbox({ bwrapPath, outputDirs, network: hooks, ...(farSide ? { farSide } : {}) }),
+        sandbox: new BubblewrapSandbox({
+          bwrapPath,
+          outputDirs,
+          network: hooks,
+          shareDirs: shareDirs === true,
+          ...(farSide ? { farSide } : {}),
+        }),
       };
       api.provide('sandboxPolicy', held.policy);
       api.provide('sandbox', held.sandbox);

@@ -79,6 +79,8 @@ export interface World {
   limitCounters?(): { pids: number; oom: number } | null;
   /** Connections its proxy refused so far (a world whose policy names hosts), read before a run. @default none */
   networkRefusals?(): number;
+  /** Its share directory on this machine (seen inside at `/run/dsh/share`), or null. @default none */
+  readonly shareDir?: string | null;
 }
 
 /** What a finished confined run looked like, for the classifier. */

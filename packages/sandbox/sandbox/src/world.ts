@@ -18,6 +18,7 @@ import { CGROUP_SLOT, fenceArgs } from './fence.js';
 import { WorldLimitGroups } from './limits.js';
 import type { NetworkProxy } from './net/proxy.js';
 import { type PrivateHome, removePrivateHome } from './private-home.js';
+import { removeShareDir, WORLD_SHARE_DIR } from './share-dir.js';
 import type { ResolvedSandbox } from './types.js';
 import { NET_SLOT, OPEN_DIR, OUTPUT_FDS, PASTA_WRAP, SECCOMP_SLOT, SHIM } from './world-shim.js';
 
@@ -55,6 +56,8 @@ export interface WorldStart {
   privateHome?: PrivateHome | null;
   /** The world's proxy and its unix socket on this machine (a policy naming hosts). @default none */
   proxy?: { proxy: NetworkProxy; socket: string } | null;
+  /** Its share directory on this machine (share-dir.ts), bound read-only inside. @default none */
+  shareDir?: string | null;
 }
 
 /** Where a world's proxy socket is bound inside it (`/run` is the world's own). */
@@ -111,6 +114,7 @@ export function worldArgv(
       ...(pasta && start.pastaMode !== 'wrap' ? ['--unshare-net'] : []),
       ...(pasta && start.pastaMode === 'wrap' ? ['--unshare-user', ...ownIds()] : []),
       ...(start.proxy ? ['--bind', start.proxy.socket, WORLD_PROXY_SOCKET] : []),
+      ...(start.shareDir ? ['--ro-bind', start.shareDir, WORLD_SHARE_DIR] : []),
       SECCOMP_SLOT,
       NET_SLOT,
       '--',
@@ -141,6 +145,8 @@ export class SandboxWorld {
   readonly ownNetwork: boolean;
   /** The proxy of a world whose policy names hosts, or null. */
   readonly proxy: NetworkProxy | null;
+  /** Its share directory on this machine, or null. */
+  readonly shareDir: string | null;
 
   constructor(
     readonly key: string,
@@ -151,6 +157,7 @@ export class SandboxWorld {
     this.ownNetwork = policy.network && Boolean(start.pasta);
     this.privateHome = start.privateHome ?? null;
     this.proxy = start.proxy?.proxy ?? null;
+    this.shareDir = start.shareDir ?? null;
     this.limitGroups = (start.local ?? true) && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
     const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? []);
     this.enforcement = enforcement;
@@ -189,5 +196,6 @@ export class SandboxWorld {
     await this.proxy?.close();
     this.limitGroups?.dispose();
     removePrivateHome(this.privateHome);
+    removeShareDir(this.shareDir);
   }
 }
