@@ -34,7 +34,10 @@ export class AgentSession {
   private exited = false;
 
   private constructor(
+    /** The agent's own id of the session. */
     readonly sessionId: string,
+    /** The agent offers `session/load`: a later process of it can take the session up again. */
+    readonly loadable: boolean,
     private readonly ctx: Ctx,
     private readonly handle: SubprocessHandle,
     private readonly stderr: () => string,
@@ -60,7 +63,8 @@ export class AgentSession {
   }
 
   /**
-   * Starts `command` and opens a session; null when `signal` aborted the start.
+   * Starts `command` and opens a session (or loads session `load` of an earlier process of the
+   * agent, `session/load`); null when `signal` aborted the start.
    * @throws DshError `ACP_START_FAILED` with the reason (rejection).
    */
   static async open(
@@ -68,6 +72,7 @@ export class AgentSession {
     env: Record<string, string>,
     task: TaskContext,
     signal?: AbortSignal,
+    load?: string,
   ): Promise<AgentSession | null> {
     const handle = task.runtime.spawn({
       argv: command,
@@ -118,7 +123,7 @@ export class AgentSession {
     });
     const start = async () => {
       const ctx = await ctxReady;
-      await ctx.request(methods.agent.initialize, {
+      const hello = await ctx.request(methods.agent.initialize, {
         protocolVersion: PROTOCOL_VERSION,
         clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
         clientInfo: { name: 'dsh', version: '0.1.0' },
@@ -129,8 +134,14 @@ export class AgentSession {
         args: m.command.slice(1),
         env: Object.entries(m.env ?? {}).map(([n, value]) => ({ name: n, value })),
       }));
+      const loadable = hello.agentCapabilities?.loadSession === true;
+      if (load !== undefined) {
+        if (!loadable) throw new DshError('ACP_START_FAILED', 'the agent no longer offers session/load');
+        await ctx.request(methods.agent.session.load, { sessionId: load, cwd: task.workspace, mcpServers });
+        return { ctx, sessionId: load, loadable };
+      }
       const made = await ctx.request(methods.agent.session.new, { cwd: task.workspace, mcpServers });
-      return { ctx, sessionId: made.sessionId };
+      return { ctx, sessionId: made.sessionId, loadable };
     };
     try {
       const opened = await settleWithin(
@@ -142,7 +153,17 @@ export class AgentSession {
       );
       starting = false;
       const session = opened
-        ? new AgentSession(opened.sessionId, opened.ctx, handle, stderr, endConnection, terminals, stdin, turnNow)
+        ? new AgentSession(
+            opened.sessionId,
+            opened.loadable,
+            opened.ctx,
+            handle,
+            stderr,
+            endConnection,
+            terminals,
+            stdin,
+            turnNow,
+          )
         : null;
       if (!session) {
         await AgentSession.shut(handle, terminals, endConnection, stdin);

@@ -4,10 +4,11 @@
  * owner's sandbox policy and through the composition's approver.
  */
 import { type ApprovalDecision, type Approver, DshError, type EscalationRequest, type Owner } from '@dsh/core';
-import { type Sandbox, type SandboxPolicyService, WORLD_SHARE_DIR, type World } from '@dsh/sandbox';
+import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { AgentSession } from './agent-session.js';
+import { openSession } from './open-session.js';
 import type { AgentTaskResult } from './session.js';
 import { AgentSessions } from './sessions.js';
 import type { AgentTaskRun } from './task-run.js';
@@ -149,15 +150,52 @@ export class AcpService {
         ),
       );
     }
-    const session = sessionId
-      ? this.sessions.take(owner, name, sessionId)
-      : await this.open(owner, name, agent, signal);
-    if (!session) return { stopReason: 'cancelled', message: '', plan: [], toolCalls: [] };
+    const first = await this.runOnce(owner, name, agent, prompt, signal, onUpdate, sessionId, permit);
+    const r = first.result;
+    // A process that died just before this follow-up (not yet seen as ended): loaded again, once.
+    if (sessionId && first.loadable && !r.reloaded && r.failure && r.message === '' && r.toolCalls.length === 0) {
+      return (await this.runOnce(owner, name, agent, prompt, signal, onUpdate, sessionId, permit)).result;
+    }
+    return r;
+  }
+
+  /** One try of {@link run}: the turn's result, and whether its agent can load the session again. */
+  private async runOnce(
+    owner: Owner,
+    name: string,
+    agent: AcpAgentConfig,
+    prompt: string,
+    signal: AbortSignal | undefined,
+    onUpdate: ((live: AgentTaskResult) => void) | undefined,
+    sessionId: string | undefined,
+    permit: ((request: EscalationRequest) => Promise<boolean>) | undefined,
+  ): Promise<{ result: AgentTaskResult; loadable: boolean }> {
+    let session: AgentSession | null;
+    let reloaded = false;
+    if (sessionId) {
+      const held = this.sessions.take(owner, name, sessionId);
+      if (held instanceof AgentSession) session = held;
+      else {
+        // Its process ended: a new one of the agent takes the session up again (session/load).
+        try {
+          session = await this.open(owner, name, agent, signal, held.load);
+        } catch (error) {
+          this.sessions.loaded(sessionId, null);
+          throw error;
+        }
+        this.sessions.loaded(sessionId, session);
+        reloaded = session !== null;
+      }
+    } else session = await this.open(owner, name, agent, signal);
+    if (!session) return { result: { stopReason: 'cancelled', message: '', plan: [], toolCalls: [] }, loadable: false };
     const id = sessionId ?? this.sessions.add(owner, name, session);
     const result = await session.turn(prompt, signal, onUpdate, permit);
     // A cancelled turn or a dead agent ends the session; otherwise it waits for a follow-up.
     this.sessions.release(id, result.stopReason !== 'cancelled' && !result.failure);
-    return { ...result, sessionId: id };
+    return {
+      result: { ...result, sessionId: id, ...(reloaded ? { reloaded: true } : {}) },
+      loadable: session.loadable,
+    };
   }
 
   /** The composition's approver (decides permission requests no call can ask about). */
@@ -192,64 +230,8 @@ export class AcpService {
     return this.sessions.closeAll(owner);
   }
 
-  /**
-   * The argv of the `dsh` MCP server of agent `name` (shareTools).
-   * @throws DshError `ACP_START_FAILED` when this composition cannot serve it there.
-   */
-  private async sharedTools(owner: Owner, name: string, world: World | null): Promise<string[]> {
-    const serve = this.deps.shareTools;
-    if (!serve) {
-      throw new DshError(
-        'ACP_START_FAILED',
-        `ACP agent ${name} has shareTools, and this composition serves no tools to sub-agents (compose() does); remove shareTools or compose with dsh.`,
-      );
-    }
-    if (world && !world.shareDir) {
-      throw new DshError(
-        'ACP_START_FAILED',
-        `ACP agent ${name} has shareTools, and its world is on another machine, where dsh cannot serve its tools yet; remove shareTools for this world.`,
-      );
-    }
-    return serve(owner, world?.shareDir ? { shareDir: world.shareDir, inside: WORLD_SHARE_DIR } : null);
-  }
-
-  /** A new session with `agent` for `owner`, in its sandbox world in a restricted mode; null when cancelled. */
-  private async open(
-    owner: Owner,
-    name: string,
-    agent: AcpAgentConfig,
-    signal?: AbortSignal,
-  ): Promise<AgentSession | null> {
-    const policy = this.deps.policy()?.resolve(owner);
-    let runtime = this.deps.subprocess();
-    let world: World | null = null;
-    if (policy && policy.mode !== 'danger-full-access') {
-      // The agent's own tools run where it runs: inside the owner's fence, never outside it.
-      const fence = this.deps.sandbox();
-      if (!fence?.available()) {
-        throw new DshError(
-          'SANDBOX_UNAVAILABLE',
-          `A sub-agent in sandbox mode ${policy.mode} needs a fence and there is none: ${fence?.unavailableReason() ?? 'no sandbox is mounted'}.`,
-        );
-      }
-      world = fence.world(policy, runtime);
-      runtime = world.runtime;
-    }
-    const mcpServers = [...(agent.mcpServers ?? [])];
-    if (agent.shareTools) mcpServers.push({ name: 'dsh', command: await this.sharedTools(owner, name, world) });
-    return AgentSession.open(
-      agent.command,
-      agent.env ?? {},
-      {
-        runtime,
-        shell: this.deps.shell,
-        sandbox: policy,
-        approver: this.deps.approver,
-        agentName: name,
-        workspace: this.deps.workspace,
-        mcpServers,
-      },
-      signal,
-    );
+  /** A new session (or session `load` loaded again) with agent `name` for `owner`. */
+  private open(owner: Owner, name: string, agent: AcpAgentConfig, signal?: AbortSignal, load?: string) {
+    return openSession(this.deps, owner, name, agent, signal, load);
   }
 }

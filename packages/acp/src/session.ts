@@ -28,6 +28,8 @@ export interface AgentTaskResult {
   failure?: { message: string; exitCode: number | null; signal: string | null };
   /** The session the turn ran in (kept for follow-ups unless it was cancelled or died). */
   sessionId?: string;
+  /** Its agent's process had ended: a new one loaded the session (`session/load`) for this turn. */
+  reloaded?: boolean;
 }
 
 /** What a task needs from the composition. */

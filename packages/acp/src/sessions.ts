@@ -3,7 +3,10 @@
  * and it stays up after the turn so the model can answer the agent or go on with its work
  * (`session_id`); an idle one ends after {@link ACP_SESSION_IDLE_MS}, an owner holds at most
  * {@link ACP_MAX_SESSIONS_PER_OWNER} (the least recently used idle one ends first), and one whose
- * turn was cancelled or whose agent died ends at once. Sessions are an owner's own.
+ * turn was cancelled or whose agent died ends at once. A session whose agent offers
+ * `session/load` is remembered when its process ends (at most
+ * {@link ACP_MAX_ENDED_SESSIONS_PER_OWNER}): a later `session_id` starts the agent again and
+ * loads it. Sessions are an owner's own.
  */
 import { randomBytes } from 'node:crypto';
 import { DshError, type Owner } from '@dsh/core';
@@ -13,11 +16,18 @@ import type { AgentSession } from './agent-session.js';
 export const ACP_SESSION_IDLE_MS = 10 * 60_000;
 /** Live sessions one owner may hold: each is an agent process; past it the least recently used idle one ends. */
 export const ACP_MAX_SESSIONS_PER_OWNER = 4;
+/** Ended sessions one owner's agents can load again (ids only, no process); past it the oldest is forgotten. */
+export const ACP_MAX_ENDED_SESSIONS_PER_OWNER = 16;
 
 interface Entry {
   owner: Owner;
   agent: string;
-  session: AgentSession;
+  /** Null: its process ended, and its agent can load it again (`agentSessionId`). */
+  session: AgentSession | null;
+  agentSessionId: string;
+  /** A process is being started to load it. */
+  loading?: boolean;
+  endedAt?: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -29,7 +39,7 @@ export class AgentSessions {
    * The live session `id` of `owner` with agent `agent`.
    * @throws DshError `ACP_UNKNOWN_SESSION`, `ACP_SESSION_ENDED`, `ACP_SESSION_BUSY`.
    */
-  take(owner: Owner, agent: string, id: string): AgentSession {
+  take(owner: Owner, agent: string, id: string): AgentSession | { load: string } {
     const entry = this.entries.get(id);
     if (!entry || entry.owner !== owner) {
       throw new DshError(
@@ -40,17 +50,39 @@ export class AgentSessions {
     if (entry.agent !== agent) {
       throw new DshError('ACP_UNKNOWN_SESSION', `Session ${id} is with agent ${entry.agent}, not ${agent}.`);
     }
-    if (!entry.session.alive) {
+    if (entry.loading) throw new DshError('ACP_SESSION_BUSY', `Session ${id} is being loaded again; wait for it.`);
+    if (!entry.session?.alive && (entry.session?.loadable ?? true) && entry.agentSessionId) {
+      // Its process ended; the agent can take the session up again in a new one.
+      entry.loading = true;
+      if (entry.session) void this.end(id);
+      clearTimeout(entry.timer);
+      return { load: entry.agentSessionId };
+    }
+    if (!entry.session?.alive) {
       this.drop(id);
       throw new DshError(
         'ACP_SESSION_ENDED',
         `Session ${id} ended (its agent exited or it was idle too long); start a new one without session_id.`,
       );
     }
-    if (entry.session.busy)
+    if (entry.session?.busy)
       throw new DshError('ACP_SESSION_BUSY', `Session ${id} is in a turn; wait for it (job_output) or start another.`);
     clearTimeout(entry.timer);
-    return entry.session;
+    return entry.session as AgentSession;
+  }
+
+  /** After a `{ load }` from take: the new process's session, or null when it could not load (forgotten). */
+  loaded(id: string, session: AgentSession | null): void {
+    const entry = this.entries.get(id);
+    if (!entry) {
+      void session?.close();
+      return;
+    }
+    entry.loading = false;
+    if (session) {
+      entry.session = session;
+      delete entry.endedAt;
+    } else this.drop(id);
   }
 
   /**
@@ -61,13 +93,14 @@ export class AgentSessions {
     let id: string;
     do id = `${agent}-${randomBytes(4).toString('hex')}`;
     while (this.entries.has(id));
-    this.entries.set(id, { owner, agent, session });
+    this.entries.set(id, { owner, agent, session, agentSessionId: session.sessionId });
     const mine = [...this.entries.entries()].filter(([, e]) => e.owner === owner);
-    if (mine.length > ACP_MAX_SESSIONS_PER_OWNER) {
-      const idle = mine
-        .filter(([other, e]) => other !== id && !e.session.busy)
-        .sort((a, b) => a[1].session.lastUsed - b[1].session.lastUsed);
-      if (idle[0]) void this.drop(idle[0][0]);
+    const live = mine.filter(([, e]) => e.session !== null);
+    if (live.length > ACP_MAX_SESSIONS_PER_OWNER) {
+      const idle = live
+        .filter(([other, e]) => other !== id && !e.session?.busy)
+        .sort((a, b) => (a[1].session?.lastUsed ?? 0) - (b[1].session?.lastUsed ?? 0));
+      if (idle[0]) void this.end(idle[0][0]);
     }
     return id;
   }
@@ -76,11 +109,11 @@ export class AgentSessions {
   release(id: string, keep: boolean): void {
     const entry = this.entries.get(id);
     if (!entry) return;
-    if (!keep || !entry.session.alive) {
-      this.drop(id);
+    if (!keep || !entry.session?.alive) {
+      void this.end(id);
       return;
     }
-    entry.timer = setTimeout(() => this.drop(id), ACP_SESSION_IDLE_MS);
+    entry.timer = setTimeout(() => void this.end(id), ACP_SESSION_IDLE_MS);
     entry.timer.unref();
   }
 
@@ -90,11 +123,29 @@ export class AgentSessions {
     await Promise.all(ids.map((id) => this.drop(id)));
   }
 
+  /** Ends a session's process; one its agent can load again is remembered (the oldest past the bound forgotten). */
+  private end(id: string): Promise<void> {
+    const entry = this.entries.get(id);
+    if (!entry?.session) return Promise.resolve();
+    if (!entry.session.loadable) return this.drop(id);
+    clearTimeout(entry.timer);
+    const closing = entry.session.close().catch(() => undefined);
+    entry.session = null;
+    entry.endedAt = Date.now();
+    const ended = [...this.entries.entries()]
+      .filter(([, e]) => e.owner === entry.owner && e.session === null && !e.loading)
+      .sort((a, b) => (a[1].endedAt ?? 0) - (b[1].endedAt ?? 0));
+    for (const [old] of ended.slice(0, Math.max(0, ended.length - ACP_MAX_ENDED_SESSIONS_PER_OWNER))) {
+      this.entries.delete(old);
+    }
+    return closing;
+  }
+
   private drop(id: string): Promise<void> {
     const entry = this.entries.get(id);
     if (!entry) return Promise.resolve();
     this.entries.delete(id);
     clearTimeout(entry.timer);
-    return entry.session.close().catch(() => undefined);
+    return entry.session?.close().catch(() => undefined) ?? Promise.resolve();
   }
 }

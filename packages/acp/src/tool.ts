@@ -54,6 +54,7 @@ function argsFor(agents: Readonly<Record<string, { description?: string }>>) {
 const output = z.object({
   job_id: z.string().optional(),
   session_id: z.string().optional(),
+  reloaded: z.boolean().optional(),
   state: z.string().optional(),
   yielded: z.boolean().optional(),
   error: z.object({ code: z.string() }).optional(),
@@ -75,6 +76,7 @@ function resultOf(r: AgentTaskResult, timedOut: boolean): ToolResult {
       stop_reason: r.stopReason,
       tool_calls: r.toolCalls.length,
       ...(r.sessionId ? { session_id: r.sessionId } : {}),
+      ...(r.reloaded ? { reloaded: true } : {}),
       ...failed,
     },
   };
@@ -86,6 +88,11 @@ function render(r: AgentTaskResult, timedOut: boolean): string {
       ? `[note: ${r.message.length - AGENT_TASK_MAX_CHARS} earlier characters not shown]\n${r.message.slice(-AGENT_TASK_MAX_CHARS)}`
       : r.message;
   const lines = [message.trim() || '(the agent sent no message)'];
+  if (r.reloaded) {
+    lines.unshift(
+      `[note: the agent's process for session ${r.sessionId} had ended; a new one loaded the session (session/load) and went on]`,
+    );
+  }
   if (r.plan.length) lines.push('', '[plan]', ...r.plan.map((e) => `- [${e.status}] ${e.content}`));
   if (r.toolCalls.length)
     lines.push(

@@ -9,7 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
 import { afterEach, describe, expect, it } from 'vitest';
-import { codeOf, tempDir, waitFor } from '../../../test/support.js';
+import { codeOf, isAlive, tempDir, waitFor } from '../../../test/support.js';
 
 const AGENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'acp-agent.mjs');
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -310,6 +310,26 @@ describe('agent_task with a scripted ACP agent', () => {
     const other = dsh.createAgent('other');
     const stolen = await dsh.tools.call(other, 'agent_task', { agent: 'scripted', prompt: 'recall', session_id: id });
     expect((stolen.data as { error: { code: string } }).error.code).toBe('ACP_UNKNOWN_SESSION');
+  });
+
+  it('a session whose agent process ended is loaded again by a new one (session/load) when the agent offers it', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const first = await task(dsh, agent, 'remember the green gate\nrecall');
+    const id = (first.data as { session_id: string }).session_id;
+    const pid = Number(/\(pid (\d+)\)/.exec(first.text)?.[1]);
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid, 'SIGKILL'); // the agent's process dies between turns
+    await waitFor(() => !isAlive(pid), 'the agent process ended');
+    const again = await dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'recall', session_id: id });
+    expect(again.isError, again.text).toBe(false);
+    expect(again.text).toContain('recalled the green gate');
+    expect(again.text).toContain('a new one loaded the session (session/load)');
+    expect(again.data).toMatchObject({ session_id: id, reloaded: true });
+    expect(Number(/\(pid (\d+)\)/.exec(again.text)?.[1])).not.toBe(pid);
+    // The next turn runs on the loaded process: no new load.
+    const third = await dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'recall', session_id: id });
+    expect(third.data).not.toHaveProperty('reloaded');
+    expect(third.text).toContain('recalled the green gate');
   });
 
   it('config.acp.agents.NAME.mcpServers reach the agent in session/new', async () => {
