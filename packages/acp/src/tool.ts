@@ -7,7 +7,7 @@ import { DshError, defineTool, type ToolContext, type ToolDefinition, type ToolR
 import { z } from 'zod';
 import type { AgentTaskResult } from './session.js';
 import { awaitOrHandOver } from './task-job.js';
-import { AgentTaskRun } from './task-run.js';
+import { AgentTaskRun, PERMISSION_ANSWER_WAIT_MS } from './task-run.js';
 
 /** Most characters of an agent's message a model sees (the end is kept). */
 export const AGENT_TASK_MAX_CHARS = 30_000;
@@ -129,8 +129,16 @@ export function createAgentTaskTool(agents: Readonly<Record<string, { descriptio
       const { ctx, owner } = context;
       const acp = ctx.get('acp');
       // A retry that brings the person's answer to a waiting permission request goes on with that task.
+      const resumed = acp.answeredTask(owner, context.answered);
+      if (!resumed && context.answering) {
+        // An answer to a request no task waits for any more: never a second run of the same task.
+        return toolError(
+          `The answer came after the sub-agent's permission request had ended (its task ended, or it waited past ${PERMISSION_ANSWER_WAIT_MS / 60_000} min); call agent_task again, with its session_id to go on.`,
+          'ACP_PERMISSION_EXPIRED',
+        );
+      }
       const run =
-        acp.answeredTask(owner, context.answered) ??
+        resumed ??
         new AgentTaskRun(
           owner,
           (signal, onUpdate, permit) => acp.run(owner, agent, prompt, signal, onUpdate, session_id, permit),

@@ -87,6 +87,8 @@ export interface ToolCallOptions {
    * earlier call is answered through it. @default none
    */
   answered?: (request: EscalationRequest) => ApprovalDecision | undefined;
+  /** This call brings an answer of the person (a retry after it asked). @default false */
+  answering?: boolean;
   /**
    * How the caller spells tool arguments in notes (a CLI names its flags: `{ timeout_ms: '--timeout' }`);
    * an argument mapped to `null` is not offered at all. @default the argument names

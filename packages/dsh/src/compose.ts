@@ -198,7 +198,10 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
   // The session log opens after the plugins: their proxies' records reach it through this.
   const netRecords: { to: ((scope: string, record: NetRecord) => void) | null } = { to: null };
   // Sub-agents with shareTools call this composition's tools (once it exists).
-  const shared = new SharedTools();
+  const shared = new SharedTools((owner) => {
+    const policy = composition?.ctx.has('sandboxPolicy') ? composition.ctx.get('sandboxPolicy').resolve(owner) : null;
+    return JSON.stringify(policy ? [policy.mode, policy.writableRoots, policy.network, policy.hosts ?? null] : null);
+  });
   try {
     if (world) output = await remotePlace(world, config);
     else {
@@ -274,6 +277,7 @@ export async function compose(options: ComposeOptions = {}): Promise<Dsh> {
         terminals?.disposeOwner(agent),
         ...live.map((j) => jobs?.kill(agent, j.id).catch(() => false)),
         acp?.closeSessions(agent),
+        shared.release(agent),
       ]);
       const policy = composition.ctx.has('sandboxPolicy') ? composition.ctx.get('sandboxPolicy') : undefined;
       const scope = policy?.scopeIf(agent);

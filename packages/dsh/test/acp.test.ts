@@ -424,6 +424,34 @@ describe('shareTools: a sub-agent gets dsh’s own tools', () => {
     expect(existsSync(join(outside, 'self-approved'))).toBe(false);
   });
 
+  it('a sub-agent still connected does not hold up dispose; a widened mode is not served to an older sub-agent', async () => {
+    const workspace = tempDir('dsh-acp-');
+    const dsh = await compose({
+      preset: 'base',
+      config: {
+        workspace,
+        sandbox: { mode: 'workspace-write' },
+        acp: { agents: { scripted: { command: [process.execPath, AGENT], shareTools: true } } },
+      },
+    });
+    const lead = dsh.createAgent('lead');
+    const first = await dsh.tools.call(lead, 'agent_task', { agent: 'scripted', prompt: 'connect\nbash echo before' });
+    expect(first.text).toContain('connected: 4 tools');
+    expect(first.text).toContain('bash: before');
+    const id = (first.data as { session_id: string }).session_id;
+    // The person widens the lead's mode: the sub-agent, started confined, is not served past it.
+    dsh.ctx.get('sandboxPolicy').setMode(lead, 'danger-full-access');
+    const after = await dsh.tools.call(lead, 'agent_task', {
+      agent: 'scripted',
+      prompt: 'bash echo after',
+      session_id: id,
+    });
+    expect(after.text).toContain('sandbox policy of the agent that gave this task changed');
+    expect(after.text).not.toContain('bash: after');
+    // The first session's client is still connected: dispose ends it rather than waiting on it.
+    await dsh.dispose();
+  });
+
   it('unconfined (danger-full-access): served from a private directory of this user', async () => {
     const { dsh, agent, workspace } = await rig('danger-full-access');
     await dsh.dispose();

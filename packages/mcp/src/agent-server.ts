@@ -142,9 +142,12 @@ export function agentServer(options: AgentServerOptions): { server: Server; rele
         yieldMs,
         approve: approval.approve,
         answered: approval.answered,
+        answering: approval.answering,
         ...(progress ? { progress } : {}),
       });
-      if (approval.asked) return approval.result();
+      // Only a call that stopped to ask returns the question (a task that went on as a job did not).
+      const code = (result.data.error as { code?: string } | undefined)?.code;
+      if (approval.asked && code === 'ESCALATION_PENDING') return approval.result();
       // An unknown tool is a protocol error (the spec's -32602), not a tool result.
       if ((result.data.error as { code?: string } | undefined)?.code === 'UNKNOWN_TOOL') {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);

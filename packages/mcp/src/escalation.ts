@@ -25,6 +25,17 @@ export const NO_PERSON_REASON =
 export const NO_ELICITATION_PERMISSION_REASON =
   'this MCP client cannot ask the user (it declared no elicitation support), and a sub-agent asks only through it';
 
+/** The most characters of an agent's own words shown in one line of an approval form. */
+export const APPROVAL_LINE_MAX_CHARS = 200;
+
+/** `text` as one bounded line (an agent's title or option name cannot shape the form). */
+function oneLine(text: string): string {
+  const flat = Array.from(text, (c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c))
+    .join('')
+    .trim();
+  return flat.length > APPROVAL_LINE_MAX_CHARS ? `${flat.slice(0, APPROVAL_LINE_MAX_CHARS)}…` : flat;
+}
+
 /** What one tool call needs to ask for approval. */
 export interface ApprovalContext {
   /** The client declared elicitation (form mode) for this request. */
@@ -85,9 +96,14 @@ export class ApprovalRound {
     }
     const answer = this.answered(request);
     if (answer !== undefined) return answer;
-    this.asked = request;
+    this.asked ??= request; // one question per call: the first one asked
     return { approved: false, pending: true };
   };
+
+  /** This call brings an answer of the user (it retries a call that asked). */
+  get answering(): boolean {
+    return !this.context.noPerson && inputResponse(this.context.responses, APPROVAL_KEY).kind === 'elicit';
+  }
 
   /** The user's answer to `request` that this call carries (bound by the seal), else undefined. */
   readonly answered = (request: EscalationRequest): ApprovalDecision | undefined => {
@@ -105,7 +121,7 @@ export class ApprovalRound {
     const permission = request.kind === 'permission';
     const choices = request.choices ?? { approve: 'allow', decline: 'reject' };
     const message = permission
-      ? `${request.justification}.\nIt wants to: ${request.command}\nApproving picks its option "${choices.approve}"; declining picks "${choices.decline}".`
+      ? `${request.justification}.\nIt wants to: ${oneLine(request.command)}\nApproving picks its allow option "${oneLine(choices.approve)}"; declining picks its reject option "${oneLine(choices.decline)}".`
       : `The agent asks to run a command outside the ${request.from} sandbox.\nCommand: ${request.command}\nWhy: ${request.justification}`;
     const title = permission ? `Approve: ${choices.approve}` : 'Run it unconfined, this once';
     return inputRequired({

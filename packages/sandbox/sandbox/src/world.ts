@@ -12,6 +12,7 @@
  * call and no command can move itself out. Without a writable cgroup the server tracks trees by
  * session.
  */
+import { dirname } from 'node:path';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { connectChannel, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
@@ -114,7 +115,8 @@ export function worldArgv(
       ...(pasta && start.pastaMode !== 'wrap' ? ['--unshare-net'] : []),
       ...(pasta && start.pastaMode === 'wrap' ? ['--unshare-user', ...ownIds()] : []),
       ...(start.proxy ? ['--bind', start.proxy.socket, WORLD_PROXY_SOCKET] : []),
-      ...(start.shareDir ? ['--ro-bind', start.shareDir, WORLD_SHARE_DIR] : []),
+      // Every share directory (other worlds', unconfined agents') is hidden; this world's own is seen at one path.
+      ...(start.shareDir ? ['--tmpfs', dirname(start.shareDir), '--ro-bind', start.shareDir, WORLD_SHARE_DIR] : []),
       SECCOMP_SLOT,
       NET_SLOT,
       '--',
