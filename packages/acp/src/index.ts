@@ -6,7 +6,7 @@ export { ACP_FS_TIMEOUT_MS, ACP_MAX_READ_BYTES } from './files.js';
 export type { AcpPluginOptions } from './plugin.js';
 export { ACP_PLUGIN, acpPlugin } from './plugin.js';
 export type { AcpAgentConfig, AcpMcpServer, AcpServiceDeps, ShareTools } from './service.js';
-export { ACP_MAX_AGENTS, AcpService } from './service.js';
+export { ACP_MAX_AGENTS, ACP_MAX_PARKED_PER_OWNER, AcpService } from './service.js';
 export type { AgentTaskResult } from './session.js';
 export { ACP_CANCEL_GRACE_MS, ACP_START_TIMEOUT_MS, runAgentTask } from './session.js';
 export { PERMISSION_ANSWER_WAIT_MS } from './task-run.js';

@@ -55,6 +55,9 @@ export interface AcpMcpServer {
   env?: Record<string, string>;
 }
 
+/** Permission requests of one owner's tasks waiting for the person at once at most (each holds an agent process). */
+export const ACP_MAX_PARKED_PER_OWNER = 4;
+
 /** Most ACP agents one composition may name. */
 export const ACP_MAX_AGENTS = 32;
 
@@ -180,7 +183,7 @@ export class AcpService {
         try {
           session = await this.open(owner, name, agent, signal, held.load);
         } catch (error) {
-          this.sessions.loaded(sessionId, null);
+          this.sessions.loaded(sessionId, null, true);
           throw error;
         }
         this.sessions.loaded(sessionId, session);
@@ -205,8 +208,14 @@ export class AcpService {
 
   /** Notes that `run` waits (or no longer waits) for the person's answer to a permission request. */
   parking(run: AgentTaskRun, parked: boolean): void {
-    if (parked) this.parked.add(run);
-    else this.parked.delete(run);
+    if (!parked) {
+      this.parked.delete(run);
+      return;
+    }
+    this.parked.add(run);
+    // Past the bound the oldest waiting request of that owner is rejected (its task goes on).
+    const mine = [...this.parked].filter((r) => r.owner === run.owner);
+    if (mine.length > ACP_MAX_PARKED_PER_OWNER) mine[0]?.settle(false);
   }
 
   /**

@@ -71,8 +71,11 @@ export class AgentSessions {
     return entry.session as AgentSession;
   }
 
-  /** After a `{ load }` from take: the new process's session, or null when it could not load (forgotten). */
-  loaded(id: string, session: AgentSession | null): void {
+  /**
+   * After a `{ load }` from take: the new process's session; null when the load was cancelled
+   * (still loadable later), or when it failed with `forget` (forgotten).
+   */
+  loaded(id: string, session: AgentSession | null, forget = false): void {
     const entry = this.entries.get(id);
     if (!entry) {
       void session?.close();
@@ -82,7 +85,8 @@ export class AgentSessions {
     if (session) {
       entry.session = session;
       delete entry.endedAt;
-    } else this.drop(id);
+      this.bound(entry.owner, id); // a loaded session counts like a new one
+    } else if (forget) this.drop(id);
   }
 
   /**
@@ -94,15 +98,19 @@ export class AgentSessions {
     do id = `${agent}-${randomBytes(4).toString('hex')}`;
     while (this.entries.has(id));
     this.entries.set(id, { owner, agent, session, agentSessionId: session.sessionId });
-    const mine = [...this.entries.entries()].filter(([, e]) => e.owner === owner);
-    const live = mine.filter(([, e]) => e.session !== null);
+    this.bound(owner, id);
+    return id;
+  }
+
+  /** Past the live bound of `owner`, ends its least recently used idle session other than `id`. */
+  private bound(owner: Owner, id: string): void {
+    const live = [...this.entries.entries()].filter(([, e]) => e.owner === owner && e.session !== null);
     if (live.length > ACP_MAX_SESSIONS_PER_OWNER) {
       const idle = live
         .filter(([other, e]) => other !== id && !e.session?.busy)
         .sort((a, b) => (a[1].session?.lastUsed ?? 0) - (b[1].session?.lastUsed ?? 0));
       if (idle[0]) void this.end(idle[0][0]);
     }
-    return id;
   }
 
   /** After a turn: kept for the next (an idle timer set), or ended when `keep` is false. */

@@ -332,6 +332,34 @@ describe('agent_task with a scripted ACP agent', () => {
     expect(third.text).toContain('recalled the green gate');
   });
 
+  it('a session loaded again counts toward the live bound: the least recently used idle one ends', async () => {
+    const { dsh, agent } = await rig('danger-full-access');
+    const pidOf = (text: string) => Number(/\(pid (\d+)\)/.exec(text)?.[1]);
+    const opened: { id: string; pid: number }[] = [];
+    for (const word of ['a', 'b', 'c', 'd']) {
+      const r = await task(dsh, agent, `remember ${word}\nrecall`);
+      opened.push({ id: (r.data as { session_id: string }).session_id, pid: pidOf(r.text) });
+    }
+    const [first, second, ...rest] = opened as [
+      { id: string; pid: number },
+      { id: string; pid: number },
+      ...{ id: string; pid: number }[],
+    ];
+    process.kill(first.pid, 'SIGKILL');
+    await waitFor(() => !isAlive(first.pid), 'the first agent ended');
+    const fifth = await task(dsh, agent, 'recall'); // a fifth session: the dead first one is remembered, not live
+    const loaded = await dsh.tools.call(agent, 'agent_task', {
+      agent: 'scripted',
+      prompt: 'recall',
+      session_id: first.id,
+    });
+    expect(loaded.text).toContain('recalled a');
+    // Five live again: the least recently used idle one (the second) ends.
+    await waitFor(() => !isAlive(second.pid), 'the least recently used session ended');
+    for (const pid of [...rest.map((r) => r.pid), pidOf(fifth.text), pidOf(loaded.text)])
+      expect(isAlive(pid)).toBe(true);
+  });
+
   it('config.acp.agents.NAME.mcpServers reach the agent in session/new', async () => {
     const dsh = await compose({
       config: {
