@@ -3,7 +3,14 @@
  * per task over ctx.subprocess; files, permission and terminals are served within the asking
  * owner's sandbox policy and through the composition's approver.
  */
-import { type ApprovalDecision, type Approver, DshError, type EscalationRequest, type Owner } from '@dsh/core';
+import {
+  type ApprovalDecision,
+  type Approver,
+  DshError,
+  decisionOf,
+  type EscalationRequest,
+  type Owner,
+} from '@dsh/core';
 import type { Sandbox, SandboxPolicyService } from '@dsh/sandbox';
 import type { ShellExecutor } from '@dsh/shell';
 import type { SubprocessRuntime } from '@dsh/subprocess';
@@ -228,7 +235,7 @@ export class AcpService {
       if (run.owner !== owner || !run.parked) continue;
       const answer = answered(run.parked.request);
       if (answer === undefined) continue;
-      run.settle(typeof answer === 'boolean' ? answer : answer.approved === true && answer.pending !== true);
+      run.settle(decisionOf(answer).approved);
       return run;
     }
     return null;

@@ -51,7 +51,7 @@ export class AgentSessions {
       throw new DshError('ACP_UNKNOWN_SESSION', `Session ${id} is with agent ${entry.agent}, not ${agent}.`);
     }
     if (entry.loading) throw new DshError('ACP_SESSION_BUSY', `Session ${id} is being loaded again; wait for it.`);
-    if (!entry.session?.alive && (entry.session?.loadable ?? true) && entry.agentSessionId) {
+    if (!entry.session?.alive && (entry.session?.loadable ?? true)) {
       // Its process ended; the agent can take the session up again in a new one.
       entry.loading = true;
       if (entry.session) void this.end(id);

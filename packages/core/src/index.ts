@@ -12,6 +12,7 @@ export { createOwner, isOwner } from './owner.js';
 export type { PersistentServiceOptions } from './persistent-service.js';
 export { persistentServicePlugin } from './persistent-service.js';
 export type { Ctx, DisposeReason, Plugin, PluginApi, ServiceKey, ServiceMap } from './plugin.js';
+export { printable } from './printable.js';
 export type { PrivateDirOptions } from './private-dir.js';
 export { ensurePrivateDir, isInside, makeFreshPrivateDir, UNSAFE_DIRECTORY } from './private-dir.js';
 export { readRegularText } from './read-regular.js';
@@ -41,4 +42,4 @@ export type {
   ToolInfo,
   ToolResult,
 } from './tools.js';
-export { argName, decide } from './tools.js';
+export { argName, decide, decisionOf } from './tools.js';

@@ -151,6 +151,11 @@ export async function decide(approver: Approver | undefined, request: Escalation
   } catch {
     return { approved: false, reason: 'the approver failed', pending: false };
   }
+  return decisionOf(answer);
+}
+
+/** An approver's answer, normalized (pending is never approved). */
+export function decisionOf(answer: ApprovalDecision): Decision {
   if (typeof answer === 'boolean') return { approved: answer, reason: null, pending: false };
   return {
     approved: answer?.approved === true && answer.pending !== true,

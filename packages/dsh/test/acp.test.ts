@@ -20,14 +20,15 @@ afterEach(async () => {
   for (const dir of after.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function rig(mode: 'workspace-write' | 'danger-full-access', approve?: boolean) {
+async function rig(mode: 'workspace-write' | 'danger-full-access', approve?: boolean, shareTools = false) {
   const workspace = tempDir('dsh-acp-');
+  const scripted = { command: [process.execPath, AGENT], description: 'a scripted test agent', shareTools };
   const dsh = await compose({
     preset: 'base',
     config: {
       workspace,
       sandbox: { mode },
-      acp: { agents: { scripted: { command: [process.execPath, AGENT], description: 'a scripted test agent' } } },
+      acp: { agents: { scripted } },
       ...(approve === undefined ? {} : { approver: async () => approve }),
     },
   });
@@ -413,17 +414,7 @@ function execPids(): number[] {
 
 describe('shareTools: a sub-agent gets dsh’s own tools', () => {
   it('in the caller’s world and policy: its bash sees the caller’s /tmp and is fenced the same; agent_task is not shared', async () => {
-    const workspace = tempDir('dsh-acp-');
-    const dsh = await compose({
-      preset: 'base',
-      config: {
-        workspace,
-        sandbox: { mode: 'workspace-write' },
-        acp: { agents: { scripted: { command: [process.execPath, AGENT], shareTools: true } } },
-      },
-    });
-    open.push(dsh);
-    const lead = dsh.createAgent('lead');
+    const { dsh, agent: lead, workspace } = await rig('workspace-write', undefined, true);
     // The lead's world has a /tmp of its own: a file there is seen only in that world.
     const mark = `mark-${process.pid}`;
     await dsh.tools.call(lead, 'bash', { command: `echo ${mark} > /tmp/lead-mark` });
@@ -453,16 +444,7 @@ describe('shareTools: a sub-agent gets dsh’s own tools', () => {
   });
 
   it('a sub-agent still connected does not hold up dispose; a widened mode is not served to an older sub-agent', async () => {
-    const workspace = tempDir('dsh-acp-');
-    const dsh = await compose({
-      preset: 'base',
-      config: {
-        workspace,
-        sandbox: { mode: 'workspace-write' },
-        acp: { agents: { scripted: { command: [process.execPath, AGENT], shareTools: true } } },
-      },
-    });
-    const lead = dsh.createAgent('lead');
+    const { dsh, agent: lead } = await rig('workspace-write', undefined, true);
     const first = await dsh.tools.call(lead, 'agent_task', { agent: 'scripted', prompt: 'connect\nbash echo before' });
     expect(first.text).toContain('connected: 4 tools');
     expect(first.text).toContain('bash: before');
@@ -477,22 +459,13 @@ describe('shareTools: a sub-agent gets dsh’s own tools', () => {
     expect(after.text).toContain('sandbox policy of the agent that gave this task changed');
     expect(after.text).not.toContain('bash: after');
     // The first session's client is still connected: dispose ends it rather than waiting on it.
+    open.splice(open.indexOf(dsh), 1);
     await dsh.dispose();
   });
 
   it('unconfined (danger-full-access): served from a private directory of this user', async () => {
-    const { dsh, agent, workspace } = await rig('danger-full-access');
-    await dsh.dispose();
-    const shared = await compose({
-      preset: 'base',
-      config: {
-        workspace,
-        sandbox: { mode: 'danger-full-access' },
-        acp: { agents: { scripted: { command: [process.execPath, AGENT], shareTools: true } } },
-      },
-    });
-    open.push(shared);
-    const r = await shared.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'bash echo $((6*7))' });
+    const { dsh, agent } = await rig('danger-full-access', undefined, true);
+    const r = await dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'bash echo $((6*7))' });
     expect(r.text).toContain('bash: 42');
   });
 });

@@ -131,7 +131,7 @@ export function agentServer(options: AgentServerOptions): { server: Server; rele
     running++;
     try {
       const approval = new ApprovalRound(seal, {
-        canAsk: options.personBehind !== false && canElicit(server, ctx),
+        canAsk: canElicit(server, ctx),
         ...(options.personBehind === false ? { noPerson: true } : {}),
         responses: ctx.mcpReq.inputResponses,
         state: ctx.mcpReq.requestState<string>(),
@@ -149,7 +149,7 @@ export function agentServer(options: AgentServerOptions): { server: Server; rele
       const code = (result.data.error as { code?: string } | undefined)?.code;
       if (approval.asked && code === 'ESCALATION_PENDING') return approval.result();
       // An unknown tool is a protocol error (the spec's -32602), not a tool result.
-      if ((result.data.error as { code?: string } | undefined)?.code === 'UNKNOWN_TOOL') {
+      if (code === 'UNKNOWN_TOOL') {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
       return {

@@ -7,7 +7,7 @@
  * declare elicitation is never asked: the escalation is denied with what the person can do.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApprovalDecision, Approver, EscalationRequest } from '@dsh/core';
+import { type ApprovalDecision, type Approver, type EscalationRequest, printable } from '@dsh/core';
 import { type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 
 /** The key of the approval form in `inputRequests` / `inputResponses`. */
@@ -30,9 +30,7 @@ export const APPROVAL_LINE_MAX_CHARS = 200;
 
 /** `text` as one bounded line (an agent's title or option name cannot shape the form). */
 function oneLine(text: string): string {
-  const flat = Array.from(text, (c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c))
-    .join('')
-    .trim();
+  const flat = printable(text).trim();
   return flat.length > APPROVAL_LINE_MAX_CHARS ? `${flat.slice(0, APPROVAL_LINE_MAX_CHARS)}…` : flat;
 }
 

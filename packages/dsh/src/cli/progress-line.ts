@@ -3,22 +3,12 @@
  * terminal, one redrawn line on stderr shows the elapsed time and the last output line.
  * Nothing is written when stderr is not a terminal.
  */
-import type { ProgressReport } from '@dsh/core';
+import { type ProgressReport, printable } from '@dsh/core';
 
 /** Longest last-line excerpt shown (the rest of the terminal row stays free). */
 const LINE_MAX_CHARS = 100;
 /** Erase the current terminal line and return to its start. */
 const CLEAR = '\r\x1b[2K';
-
-/** `text` with every control character (which could move the cursor or end the line) as a space. */
-function printable(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const c = ch.codePointAt(0) as number;
-    out += c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0) ? ' ' : ch;
-  }
-  return out;
-}
 
 /** A progress line on `stream`, or null when the stream is not a terminal. */
 export function progressLine(stream: NodeJS.WriteStream): { report(r: ProgressReport): void; clear(): void } | null {
