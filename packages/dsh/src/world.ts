@@ -123,10 +123,15 @@ function stepOn(runtime: SubprocessRuntime): OpenWorld['run'] {
 
 /** What the sandbox needs to know about the far side. */
 export function farSideOf(world: OpenWorld): FarSide {
-  const sandbox = world.info.sandbox as { unavailable?: string | null; bwrapPath?: string } | undefined;
+  const sandbox = world.info.sandbox as
+    | { unavailable?: string | null; bwrapPath?: string; node?: string; unreadable?: string }
+    | undefined;
   return {
     ...(sandbox?.bwrapPath ? { bwrapPath: sandbox.bwrapPath } : {}),
-    node: world.info.execPath,
+    // The execute-only copy the far side made (so its server is not dumpable), else its Node.js.
+    node: typeof sandbox?.node === 'string' ? sandbox.node : world.info.execPath,
+    ...(typeof sandbox?.unreadable === 'string' ? { unreadable: sandbox.unreadable } : {}),
+    root: world.info.uid === 0,
     entry: String(world.info.entry),
     unavailable: sandbox ? (sandbox.unavailable ?? null) : 'the remote runtime server did not probe for bubblewrap',
   };

@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compose, type Dsh } from 'dsh';
@@ -37,6 +37,16 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((d) => d.dispose()));
   for (const t of tokens.splice(0)) for (const pid of sleepers(t).values()) if (pid > 1) process.kill(pid, 'SIGKILL');
 });
+
+/** Python that forks up to 100 sleeping children (stopping at the first refused fork) and prints the world's process count. */
+const FORK_100 = [
+  'import os, time',
+  'for i in range(100):',
+  '    try: pid = os.fork()',
+  '    except OSError: break',
+  '    if pid == 0: time.sleep(5); os._exit(0)',
+  "print(len([d for d in os.listdir('/proc') if d.isdigit()]))",
+].join('\n');
 
 function token(): string {
   const t = String(randomInt(100_000, 999_999));
@@ -143,6 +153,33 @@ describe('remote world over ssh', () => {
     const denied = await fenced.tools.call(b, 'bash', { command: 'touch /etc/dsh-remote-escape' });
     expect(denied.text).toContain('Read-only file system');
     expect(existsSync('/etc/dsh-remote-escape')).toBe(false);
+  });
+
+  it('a fenced world there has the fence’s files there: an undumpable server, hidden files refused, and an unprivileged user’s rlimits', async () => {
+    const secret = join(tempDir('dsh-remote-secret-'), 'secret');
+    writeFileSync(secret, 'the-secret\n', { mode: 0o644 });
+    chmodSync(dirname(secret), 0o755);
+    const dsh = await remote(SSH_TEST_USER, 'base', {
+      workspace: '/tmp',
+      sandbox: { mode: 'workspace-write', limits: { pids: 64 }, denyRead: [secret] },
+    });
+    const agent = dsh.createAgent('fenced');
+    // The server runs from an execute-only copy made there: not dumpable, so its environment is closed.
+    const server = await dsh.tools.call(agent, 'bash', { command: 'cat /proc/2/environ >/dev/null; echo "rc=$?"' });
+    expect(server.text).toContain('Permission denied');
+    expect(server.text).toContain('rc=1');
+    // A hidden path (denyRead) is refused, not read as empty.
+    const hidden = await dsh.tools.call(agent, 'bash', { command: `cat ${secret}; echo "rc=$?"` });
+    expect(hidden.text).toContain('Permission denied');
+    expect(hidden.text).not.toContain('the-secret');
+    // The pids limit holds in the world's own user namespace there.
+    const many = await dsh.tools.call(agent, 'bash', {
+      // Forks until one is refused (at most 100), then counts the world's processes; the children end with the call.
+      command: `python3 -c "${FORK_100}"`,
+    });
+    const count = Number(/^(\d+)$/m.exec(many.text)?.[1]);
+    expect(count).toBeGreaterThan(10);
+    expect(count).toBeLessThanOrEqual(64);
   });
 
   it('the language servers run there too: files are read through the world', async () => {

@@ -74,8 +74,13 @@ export interface BubblewrapOptions {
 
 /** What a remote runtime server said about confinement where it runs. */
 export interface FarSide {
+  /** The Node.js the world's server runs on there (its execute-only copy where one was made). */
   node: string;
   entry: string;
+  /** A file of mode 000 there, bound over what a world must not read. @default '/dev/null' (reads as empty) */
+  unreadable?: string;
+  /** Whether the far side's user is root (rlimits bound an unprivileged one's worlds). @default true */
+  root?: boolean;
   /** The runner there. @default the sandbox's own bwrapPath */
   bwrapPath?: string;
   /** Why bubblewrap cannot confine there, or null when it can. */
@@ -212,7 +217,7 @@ export class BubblewrapSandbox implements Sandbox {
           bwrapPath: this.farSide?.bwrapPath ?? this.bwrapPath,
           // The far side's paths cannot be looked at from here: they are bound as given (a missing
           // one makes the world fail to start, told as a runner failure, never a silent gap).
-          ...(this.farSide ? { exists: () => true, local: false } : {}),
+          ...(this.farSide ? { exists: () => true, local: false, root: this.farSide.root ?? true } : {}),
           outputDirs: this.outputDirs,
           node: this.farSide?.node ?? files?.node ?? process.execPath,
           entry: this.farSide?.entry ?? SERVER_ENTRY,
@@ -220,6 +225,7 @@ export class BubblewrapSandbox implements Sandbox {
           ...(files?.seccomp ? { machineryPids: WORLD_MACHINERY_PID_MAX } : {}),
           ...((files ? pastaHere() : null) ?? { pasta: null }),
           ...(files ? { unreadable: files.unreadable } : {}),
+          ...(this.farSide?.unreadable ? { unreadable: this.farSide.unreadable } : {}),
         }),
     );
     this.worlds.set(key, world);

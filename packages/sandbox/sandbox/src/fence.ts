@@ -19,8 +19,10 @@
  * - no network unless allowed, no capabilities, its own pid namespace and session, dying with its
  *   parent, and the seccomp program where one is given (world.ts).
  */
+
 import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isInside } from '@dsh/core';
 import { hostSocketArgs } from './host-sockets.js';
 import { IF_FILE, ifExists, kernelMaskArgs } from './kernel-masks.js';
 import { protectedPaths } from './protect.js';
@@ -64,10 +66,11 @@ export function fenceArgs(
   // The private home: the masks below cover what it must not show, the writable roots what it holds.
   args.push(...(input.homeArgs ?? []));
   const { denied, emptied } = hiddenPaths(policy, input.outputDirs);
-  for (const path of denied) {
-    args.push(...ifExists(`${path}/.`, ['--perms', '000', '--tmpfs', path]));
-    args.push(...ifFile(path, ['--ro-bind', unreadable, path]));
-  }
+  const deny = (path: string) => [
+    ...ifExists(`${path}/.`, ['--perms', '000', '--tmpfs', path]),
+    ...ifFile(path, ['--ro-bind', unreadable, path]),
+  ];
+  for (const path of denied) args.push(...deny(path));
   // The output root: other compositions' directories vanish, this one's is bound back in below
   // (and the fence's own files, when they live there), so it stays traversable.
   for (const path of emptied) args.push(...ifExists(`${path}/.`, ['--tmpfs', path]));
@@ -88,6 +91,9 @@ export function fenceArgs(
   } else {
     for (const root of policy.readableRoots ?? []) if (exists(root)) args.push('--ro-bind', root, root);
   }
+  // A hidden path inside a root (a workspace's `.env`) is hidden again over the root's bind.
+  const bound = policy.mode === 'workspace-write' ? policy.writableRoots : (policy.readableRoots ?? []);
+  for (const path of denied) if (bound.some((root) => isInside(path, root))) args.push(...deny(path));
   // The composition's output copies: written by the world's server (through descriptors, when
   // they are read-only here), read by later commands; never replaced by one.
   for (const dir of input.outputDirs) {

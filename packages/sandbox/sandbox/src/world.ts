@@ -14,8 +14,10 @@
  */
 import { dirname } from 'node:path';
 import type { SubprocessRuntime } from '@dsh/subprocess';
-import { connectChannel, type RemoteSubprocessRuntime } from '@dsh/subprocess-remote';
+import { type RemoteSubprocessRuntime, runtimeOver, startChannel } from '@dsh/subprocess-remote';
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
+import { ifExists } from './kernel-masks.js';
+import { PRLIMIT_PATH, rlimitArgv, WorldLimitWatch } from './limit-watch.js';
 import { WorldLimitGroups } from './limits.js';
 import type { NetworkProxy } from './net/proxy.js';
 import { type PrivateHome, removePrivateHome } from './private-home.js';
@@ -39,6 +41,8 @@ export interface WorldStart {
   unreadable?: string;
   /** Whether the world runs on this machine. @default true */
   local?: boolean;
+  /** Whether the user the world runs as is root where it runs. @default this process's */
+  root?: boolean;
   /**
    * pasta, when a world with the network on gets a network namespace of its own wired through it
    * (dsh as root with passt installed); null: such a world shares the host's namespace. @default null
@@ -69,6 +73,9 @@ export const WORLD_PROXY_SOCKET = '/run/dsh/net.sock';
  */
 export const WORLD_PROXY_PORT = 3128;
 
+/** The runtime server's pid inside its world (after bubblewrap's init): never killed by the limit watch. */
+const WORLD_SERVER_PID = 2;
+
 /** This process's user and group, kept inside a world pasta wraps (where pasta's namespace makes it 0). */
 function ownIds(): string[] {
   const uid = process.getuid?.();
@@ -76,11 +83,15 @@ function ownIds(): string[] {
   return uid === undefined || gid === undefined ? [] : ['--uid', String(uid), '--gid', String(gid)];
 }
 
-/** The command line that starts a world for `policy` (its limit cgroups' join files in `joins`). */
+/**
+ * The command line that starts a world for `policy` (its limit cgroups' join files in `joins`;
+ * `rlimits`: what sets the limits inside, where no cgroup holds them, limit-watch.ts).
+ */
 export function worldArgv(
   policy: ResolvedSandbox,
   start: WorldStart,
   joins: readonly string[] = [],
+  rlimits: readonly string[] = [],
 ): { argv: string[]; enforcement: 'full' | 'partial' } {
   const { args, enforcement } = fenceArgs(policy, {
     outputDirs: start.outputDirs,
@@ -120,6 +131,7 @@ export function worldArgv(
       SECCOMP_SLOT,
       NET_SLOT,
       '--',
+      ...rlimits,
       start.node,
       start.entry,
       '--containment',
@@ -141,6 +153,7 @@ export class SandboxWorld {
   readonly startedAt = Date.now();
   setUpMs: number | null = null;
   private readonly limitGroups: WorldLimitGroups | null;
+  private readonly limitWatch: WorldLimitWatch | null = null;
   /** Where programs of this world keep their state (private-home.ts), or null. */
   readonly privateHome: PrivateHome | null;
   /** With the network on: whether it is a namespace of the world's own (wired through pasta). */
@@ -160,10 +173,30 @@ export class SandboxWorld {
     this.privateHome = start.privateHome ?? null;
     this.proxy = start.proxy?.proxy ?? null;
     this.shareDir = start.shareDir ?? null;
-    this.limitGroups = (start.local ?? true) && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
-    const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? []);
+    const local = start.local ?? true;
+    this.limitGroups = local && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
+    // Unprivileged, with no cgroup holding both limits: rlimits in the world's own user namespace,
+    // watched from here (root is exempt from the process count, and always has the cgroups here).
+    const held = this.limitGroups?.enforced;
+    const root = start.root ?? process.getuid?.() === 0;
+    const rlimits =
+      policy.limits && !root && !(held?.pids && held.memory)
+        ? local
+          ? rlimitArgv(policy.limits)
+          : ifExists(PRLIMIT_PATH, rlimitArgv(policy.limits, false))
+        : [];
+    const { argv, enforcement } = worldArgv(policy, start, this.limitGroups?.joinFiles ?? [], rlimits);
     this.enforcement = enforcement;
-    this.runtime = connectChannel(argv, host, { cwd: '/' });
+    const channel = startChannel(argv, host, { cwd: '/' });
+    this.runtime = runtimeOver(channel, argv, { cwd: '/' }, host.sharesFilesystem);
+    if (local && rlimits.length > 0 && channel.pid !== undefined && policy.limits) {
+      this.limitWatch = new WorldLimitWatch(
+        channel.pid,
+        policy.limits,
+        () => this.runtime.trackedCount > 0,
+        start.machineryPids ?? WORLD_SERVER_PID,
+      );
+    }
     this.proxy?.countRunsWith(() => this.runtime.trackedCount);
     this.runtime.ready.then(
       () => {
@@ -178,14 +211,25 @@ export class SandboxWorld {
     return this.runtime.disconnected;
   }
 
-  /** Which of the policy's limits this world enforces through cgroups of the host (v1); v2 ones are set by the shim. */
+  /**
+   * Which of the policy's limits this world enforces from here: through cgroups of the host (v1),
+   * or rlimits and the host's watch (limit-watch.ts); v2 cgroup limits are set by the shim.
+   */
   get limitsEnforced(): { pids: boolean; memory: boolean } {
-    return this.limitGroups?.enforced ?? { pids: false, memory: false };
+    const groups = this.limitGroups?.enforced ?? { pids: false, memory: false };
+    const watched = this.limitWatch !== null;
+    return {
+      pids: groups.pids || (watched && this.policy.limits?.pids !== undefined),
+      memory: groups.memory || (watched && this.policy.limits?.memoryBytes !== undefined),
+    };
   }
 
-  /** The world's limit counters (host side), or null when it has no limit cgroups here. */
+  /** The world's limit counters (host side), or null when neither cgroups nor a watch hold its limits here. */
   limitCounters(): { pids: number; oom: number } | null {
-    return this.limitGroups?.counters() ?? null;
+    const groups = this.limitGroups?.counters();
+    const watch = this.limitWatch?.counters();
+    if (!groups && !watch) return null;
+    return { pids: (groups?.pids ?? 0) + (watch?.pids ?? 0), oom: (groups?.oom ?? 0) + (watch?.oom ?? 0) };
   }
 
   /** Connections the world's proxy refused so far (0 without a proxy). */
@@ -197,6 +241,7 @@ export class SandboxWorld {
     await this.runtime.dispose();
     await this.proxy?.close();
     this.limitGroups?.dispose();
+    this.limitWatch?.dispose();
     removePrivateHome(this.privateHome);
     removeShareDir(this.shareDir);
   }

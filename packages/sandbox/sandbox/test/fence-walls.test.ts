@@ -43,6 +43,21 @@ describe('hidden paths', () => {
     expect(r.stdout + r.stderr).not.toMatch(/SECRET/);
     expect(r.stderr).toMatch(/Permission denied/);
   });
+
+  it('a denyRead path inside the workspace stays hidden under the workspace’s writable bind', async () => {
+    const { workspace } = rig;
+    mkdirSync(join(workspace, 'vault'));
+    writeFileSync(join(workspace, 'vault', 'key'), 'SECRET-IN-DIR');
+    writeFileSync(join(workspace, '.env'), 'SECRET-ENV');
+    writeFileSync(join(workspace, 'notes'), 'NOTES');
+    const r = await confined(`cat vault/key; cat .env; cat notes; echo new > fresh && cat fresh`, {
+      denyRead: [join(workspace, 'vault'), join(workspace, '.env')],
+    });
+    expect(r.stdout).toBe('NOTESnew\n');
+    expect(r.stdout + r.stderr).not.toMatch(/SECRET/);
+    expect(r.stderr).toMatch(/vault\/key: Permission denied/);
+    expect(r.stderr).toMatch(/\.env: Permission denied/);
+  });
 });
 
 describe('the world’s machinery', () => {
