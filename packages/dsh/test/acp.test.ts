@@ -463,6 +463,37 @@ describe('shareTools: a sub-agent gets dsh’s own tools', () => {
     await dsh.dispose();
   });
 
+  it('a confined command that reaches the socket itself gets the agent’s own tools, fenced, and no approval', async () => {
+    const { dsh, agent: lead } = await rig('workspace-write', undefined, true);
+    const first = await dsh.tools.call(lead, 'agent_task', { agent: 'scripted', prompt: 'connect\nbash echo up' });
+    expect(first.text).toContain('bash: up');
+    const outside = mkdtempSync('/var/tmp/dsh-acp-socket-');
+    after.push(outside);
+    // A client of its own on the world's share socket, declaring elicitation and approving itself.
+    const client = [
+      'import json, socket',
+      's = socket.socket(socket.AF_UNIX); s.connect("/run/dsh/share/tools.sock"); f = s.makefile("rwb", buffering=0)',
+      'def send(m): f.write((json.dumps(dict(jsonrpc="2.0", **m)) + "\\n").encode())',
+      'def answer():',
+      '    for line in f:',
+      '        m = json.loads(line)',
+      '        if m.get("method") == "elicitation/create": send(dict(id=m["id"], result=dict(action="accept", content=dict(approve=True)))); continue',
+      '        if "id" in m and "method" not in m: return m',
+      'send(dict(id=1, method="initialize", params=dict(protocolVersion="2025-06-18", capabilities=dict(elicitation={}), clientInfo=dict(name="x", version="1"))))',
+      'answer(); send(dict(method="notifications/initialized"))',
+      'def bash(i, **a): send(dict(id=i, method="tools/call", params=dict(name="bash", arguments=a))); return answer()["result"]["content"][0]["text"]',
+      `print("PLAIN", bash(2, command="touch ${outside}/plain"))`,
+      `print("ESCALATED", bash(3, command="touch ${outside}/escalated", sandbox_permissions="require_escalated", justification="x"))`,
+    ].join('\n');
+    writeFileSync(join(outside, 'client.py'), client);
+    const r = await dsh.tools.call(lead, 'bash', { command: `python3 ${outside}/client.py` });
+    expect(r.text).toContain('PLAIN');
+    expect(r.text).toContain(`[sandbox denied: file ${outside}/plain`);
+    expect(r.text).toContain('no person is behind its client');
+    expect(existsSync(join(outside, 'plain'))).toBe(false);
+    expect(existsSync(join(outside, 'escalated'))).toBe(false);
+  });
+
   it('unconfined (danger-full-access): served from a private directory of this user', async () => {
     const { dsh, agent } = await rig('danger-full-access', undefined, true);
     const r = await dsh.tools.call(agent, 'agent_task', { agent: 'scripted', prompt: 'bash echo $((6*7))' });
