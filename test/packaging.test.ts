@@ -75,24 +75,46 @@ describe('packaging', () => {
     const run = spawnSync('npx', ['--no-install', 'dsh', 'run', '--', 'echo hi'], { cwd: app, env, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run).toMatchObject({ status: 0, stdout: 'hi\n\n[exit code: 0]\n' });
-    const mcp = spawn('npx', ['--no-install', 'dsh', 'mcp', '--no-log'], {
-      cwd: app,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    mcp.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    const exited = new Promise<number | null>((r) => mcp.once('exit', (code) => r(code)));
-    const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } };
-    mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
-    mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-    const call = { name: 'bash', arguments: { command: 'echo packed' } };
-    mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: call })}\n`);
-    await waitFor(() => out.includes('"id":2'), 'the tools/call answer');
-    expect(out).toContain('packed\\n\\n[exit code: 0]');
-    mcp.stdin.end();
-    expect(await exited).toBe(0);
+    await expectMcpAnswers('npx', ['--no-install', 'dsh', 'mcp', '--no-log'], app, env);
+  });
+
+  it('npm install -g of the tarballs gives a dsh on PATH: dsh run and dsh mcp work from any directory', async () => {
+    const packs = tempDir('dsh-packs-global-');
+    npm(['pack', '--workspaces', '--pack-destination', packs, '--silent'], repo);
+    const tarballs = readdirSync(packs)
+      .filter((f) => f.endsWith('.tgz'))
+      .map((f) => join(packs, f));
+    const prefix = tempDir('dsh-global-');
+    // Third-party packages resolve as a registry answers (from npm's cache where it holds them).
+    npm(['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', ...tarballs], packs);
+    const elsewhere = tempDir('dsh-global-cwd-');
+    const env = {
+      ...process.env,
+      HOME: tempDir('dsh-global-home-'),
+      PATH: `${join(prefix, 'bin')}:${process.env.PATH}`,
+    };
+    const run = spawnSync('dsh', ['run', '--', 'echo hi'], { cwd: elsewhere, env, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run).toMatchObject({ status: 0, stdout: 'hi\n\n[exit code: 0]\n' });
+    await expectMcpAnswers('dsh', ['mcp', '--no-log'], elsewhere, env);
   });
 });
+
+/** Starts `command args` as an MCP stdio server in `cwd`: a bash call answers, and it exits 0 at EOF. */
+async function expectMcpAnswers(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const mcp = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  mcp.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | null>((r) => mcp.once('exit', (code) => r(code)));
+  const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } };
+  mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
+  mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const call = { name: 'bash', arguments: { command: 'echo packed' } };
+  mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: call })}\n`);
+  await waitFor(() => out.includes('"id":2'), 'the tools/call answer');
+  expect(out).toContain('packed\\n\\n[exit code: 0]');
+  mcp.stdin.end();
+  expect(await exited).toBe(0);
+}
