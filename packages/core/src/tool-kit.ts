@@ -14,7 +14,26 @@ import type { ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from '.
 /** JSON Schema of a zod schema, for `tools.list()`. */
 export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
-  return rest;
+  return withoutSafeBounds(rest) as Record<string, unknown>;
+}
+
+/**
+ * Drops the bounds zod gives every integer (±Number.MAX_SAFE_INTEGER): they say nothing a model
+ * needs and cost characters of every tools/list; the arguments are still checked against them.
+ */
+function withoutSafeBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeBounds);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (
+      (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) ||
+      (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)
+    )
+      continue;
+    out[key] = withoutSafeBounds(value);
+  }
+  return out;
 }
 
 /**

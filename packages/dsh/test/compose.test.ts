@@ -131,6 +131,9 @@ describe('presets with terminals', () => {
       'lsp_hover',
       'lsp_symbols',
       'lsp_rename',
+      'lsp_workspace_symbols',
+      'lsp_format',
+      'lsp_code_actions',
     ]);
     expect(full.ctx.keys()).toEqual(['subprocess', 'sandboxPolicy', 'sandbox', 'shell', 'jobs', 'terminals', 'lsp']);
     const minimal = await make({ preset: 'minimal' });

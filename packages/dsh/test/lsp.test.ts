@@ -176,6 +176,25 @@ describe('ctx.lsp keeps every open file in step with the disk', () => {
   });
 });
 
+describe('a clean file edited and still clean', () => {
+  it('answers no diagnostics, not a timeout (the server publishes nothing when they did not change)', async () => {
+    const { dsh, agent, workspace } = await rig({
+      'tsconfig.json': '{ "compilerOptions": { "strict": true, "noEmit": true }, "include": ["src"] }\n',
+      'src/a.ts': 'export const x = 1;\n',
+    });
+    const first = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'src/a.ts' });
+    expect(first.text).toBe('No diagnostics.');
+    writeFileSync(join(workspace, 'src/a.ts'), 'export const x = 2;\n');
+    const after = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'src/a.ts' });
+    expect(after.isError, after.text).toBe(false);
+    expect(after.text).toBe('No diagnostics.');
+    // An edit that does change them is still seen.
+    writeFileSync(join(workspace, 'src/a.ts'), 'export const x: string = 2;\n');
+    const broken = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'src/a.ts' });
+    expect(broken.text).toMatch(/^src\/a\.ts:1:14: error: Type 'number' is not assignable to type 'string'/);
+  });
+});
+
 describe('diagnostics come from a settled server', () => {
   it.each(['progress', 'quiet'])(
     'an empty first publication is not the answer, nor a first query before the project loaded (%s)',

@@ -19,11 +19,11 @@ interface Position {
   line: number;
   character: number;
 }
-interface TextEdit {
+export interface TextEdit {
   range: { start: Position; end: Position };
   newText: string;
 }
-interface WorkspaceEdit {
+export interface WorkspaceEdit {
   changes?: Record<string, TextEdit[]>;
   documentChanges?: ({ textDocument: { uri: string }; edits: TextEdit[] } | { kind: string })[];
 }
@@ -47,7 +47,7 @@ function editsByFile(edit: WorkspaceEdit): Map<string, TextEdit[]> {
     if ('kind' in change) {
       throw new DshError(
         'LSP_EDIT_UNSUPPORTED',
-        `The server's edit would ${change.kind} a file, which lsp_rename does not do; rename the file with bash (git mv) instead.`,
+        `The server's edit would ${change.kind} a file, which dsh's edits do not do; do that with bash (git mv, rm) instead.`,
       );
     }
     add(change.textDocument.uri, change.edits);
@@ -136,7 +136,8 @@ export async function renameSymbol(
   newName: string,
   owner?: Owner,
 ): Promise<{ changes: FileChange[]; partial: string | null }> {
-  const { server, files, runtime, partial } = await host.forEdit(place, owner);
+  const target = await host.forEdit(place, owner);
+  const { server } = target;
   const edit = await server.request<WorkspaceEdit | null>('textDocument/rename', {
     textDocument: { uri: pathToFileURL(place.path).href },
     position: toLspPosition(server.textOf(place.path) ?? '', place.path, place.line, place.column),
@@ -149,10 +150,30 @@ export async function renameSymbol(
       `The ${server.language} server has nothing to rename at that place; put the position on the symbol's name.`,
     );
   }
+  return { changes: await writeEdit(target, byFile, 'rename'), partial: target.partial };
+}
+
+/** Where an edit is written: the server that made it, its files, and the world the commands run in. */
+export type EditTarget = Awaited<ReturnType<LspHost['forEdit']>>;
+
+/**
+ * Writes a server's `edit` (text edits of files) through the world of `target`, all or nothing;
+ * `what` names it in errors (`rename`, `format`, a code action's title).
+ * @throws DshError `LSP_EDIT_DENIED`, `LSP_EDIT_UNSUPPORTED`, `LSP_EDIT_FAILED`.
+ */
+export async function applyWorkspaceEdit(target: EditTarget, edit: WorkspaceEdit, what: string): Promise<FileChange[]> {
+  return writeEdit(target, editsByFile(edit), what);
+}
+
+async function writeEdit(
+  { server, files, runtime }: EditTarget,
+  byFile: Map<string, TextEdit[]>,
+  what: string,
+): Promise<FileChange[]> {
   if (byFile.size > LSP_EDIT_MAX_FILES) {
     throw new DshError(
       'LSP_EDIT_DENIED',
-      `The rename would change ${byFile.size} files, more than ${LSP_EDIT_MAX_FILES}; nothing was changed.`,
+      `The ${what} would change ${byFile.size} files, more than ${LSP_EDIT_MAX_FILES}; nothing was changed.`,
     );
   }
   const paths = [...byFile.keys()];
@@ -168,7 +189,7 @@ export async function renameSymbol(
   if (!check.ok || denied.length > 0) {
     throw new DshError(
       'LSP_EDIT_DENIED',
-      `The rename would change ${denied.length > 0 ? denied.join(', ') : 'files'} that this sandbox does not let you write; nothing was changed. Rename within files you may write, or ask for escalation.`,
+      `The ${what} would change ${denied.length > 0 ? denied.join(', ') : 'files'} that this sandbox does not let you write; nothing was changed. Edit only files you may write, or ask for escalation.`,
       { data: { files: denied } },
     );
   }
@@ -176,7 +197,7 @@ export async function renameSymbol(
   for (const path of paths) {
     const before = server.textOf(path) ?? (await files.read(path));
     if (Buffer.byteLength(before) > LSP_MAX_FILE_BYTES)
-      throw new DshError('LSP_EDIT_DENIED', `${path} is too large to edit here; nothing more was changed.`);
+      throw new DshError('LSP_EDIT_DENIED', `${path} is too large to edit here; nothing was changed.`);
     changes.push({ path, before, after: applyEdits(before, byFile.get(path) ?? []) });
   }
   for (const c of changes) {
@@ -191,5 +212,5 @@ export async function renameSymbol(
       );
     }
   }
-  return { changes, partial };
+  return changes;
 }

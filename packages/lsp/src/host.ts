@@ -361,6 +361,15 @@ export class LspHost {
     return out;
   }
 
+  /** The live servers of `owner`'s place, with how to read its files (workspace-wide queries). */
+  runningFor(owner?: Owner): { servers: LanguageServer[]; files: FileAccess } {
+    const place = this.placeOf(owner);
+    const servers = [...this.running.entries()]
+      .filter(([key, s]) => key.startsWith(`${place.scope}\0`) && !s.dead)
+      .map(([, s]) => s);
+    return { servers, files: filesOf(place.runtime) };
+  }
+
   /** Servers running now (for dumpConfig and tests). */
   list(): { language: string; root: string; pid: number | undefined; dead: boolean }[] {
     return [...this.running.values()].map((s) => ({ language: s.language, root: s.root, pid: s.pid, dead: s.dead }));

@@ -5,7 +5,7 @@
 import { relative } from 'node:path';
 import { defineTool, type ToolDefinition, type ToolResult } from '@dsh/core';
 import { z } from 'zod';
-import { renameSymbol, unifiedDiff } from './edits.js';
+import { type FileChange, renameSymbol, unifiedDiff } from './edits.js';
 import type { LspHost, Place } from './host.js';
 
 /** Characters of diff a rename's answer shows at most (the files changed are all listed). */
@@ -14,8 +14,8 @@ export const LSP_DIFF_MAX_CHARS = 20_000;
 const renameArgs = z
   .object({
     path: z.string().min(1).describe('workspace-relative path'),
-    line: z.number().int().min(1).describe('1-based line'),
-    column: z.number().int().min(1).describe('1-based, in characters'),
+    line: z.number().int().min(1),
+    column: z.number().int().min(1),
     new_name: z.string().min(1),
   })
   .strict();
@@ -23,6 +23,23 @@ const renameOutput = z.object({
   error: z.object({ code: z.string() }).optional(),
   files: z.array(z.string()).optional(),
 });
+
+/** What an edit changed, for the model: `head` with the files, then the diff (bounded). */
+export function changedText(
+  workspace: string,
+  changes: readonly FileChange[],
+  head: string,
+): { names: string[]; text: string } {
+  const names = changes.map((c) => relative(workspace, c.path) || c.path);
+  let diff = changes.map((c, i) => unifiedDiff(names[i] as string, c.before, c.after)).join('\n');
+  if (diff.length > LSP_DIFF_MAX_CHARS) {
+    diff = `${diff.slice(0, LSP_DIFF_MAX_CHARS)}\n[${diff.length - LSP_DIFF_MAX_CHARS} more characters of diff not shown]`;
+  }
+  return {
+    names,
+    text: `${head} in ${changes.length} file${changes.length === 1 ? '' : 's'}: ${names.join(', ')}\n${diff}`,
+  };
+}
 
 /** The rename tool over `workspace`; `at` turns arguments into a place (or the error to give). */
 export function createRenameTool(
@@ -32,7 +49,8 @@ export function createRenameTool(
 ): ToolDefinition {
   return defineTool({
     name: 'lsp_rename',
-    description: 'Rename the symbol at path:line:column everywhere; answers with the diff (all or nothing).',
+    description:
+      'Rename the symbol at path:line:column (1-based; column in characters) everywhere; answers with the diff (all or nothing).',
     schema: renameArgs,
     output: renameOutput,
     annotations: { destructiveHint: true },
@@ -42,17 +60,8 @@ export function createRenameTool(
       if ('isError' in place) return place;
       const host = ctx.get('lsp') as LspHost;
       const { changes, partial } = await renameSymbol(host, place, args.new_name, owner);
-      const names = changes.map((c) => relative(workspace, c.path) || c.path);
-      let diff = changes.map((c, i) => unifiedDiff(names[i] as string, c.before, c.after)).join('\n');
-      if (diff.length > LSP_DIFF_MAX_CHARS) {
-        diff = `${diff.slice(0, LSP_DIFF_MAX_CHARS)}\n[${diff.length - LSP_DIFF_MAX_CHARS} more characters of diff not shown]`;
-      }
-      const head = `Renamed to ${args.new_name} in ${changes.length} file${changes.length === 1 ? '' : 's'}: ${names.join(', ')}`;
-      return {
-        text: `${head}\n${diff}${partial ? `\n[partial: ${partial}]` : ''}`,
-        isError: false,
-        data: { files: names },
-      };
+      const { names, text } = changedText(workspace, changes, `Renamed to ${args.new_name}`);
+      return { text: `${text}${partial ? `\n[partial: ${partial}]` : ''}`, isError: false, data: { files: names } };
     },
   });
 }

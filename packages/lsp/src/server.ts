@@ -169,8 +169,14 @@ export class LanguageServer {
           definition: { linkSupport: false },
           references: {},
           documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+          codeAction: {
+            codeActionLiteralSupport: { codeActionKind: { valueSet: ['', 'quickfix', 'refactor', 'source'] } },
+            resolveSupport: { properties: ['edit'] },
+            dataSupport: true,
+          },
+          formatting: {},
         },
-        workspace: { configuration: true, workspaceFolders: true },
+        workspace: { configuration: true, workspaceFolders: true, symbol: {} },
       },
       initializationOptions: this.config.initializationOptions ?? {},
     });
@@ -196,7 +202,9 @@ export class LanguageServer {
     } else {
       const version = known.version + 1;
       this.opened.set(uri, { version, text });
-      this.diagnostics.delete(uri); // the old ones describe text that is gone
+      // The old diagnostics stay until the server publishes new ones: a server that finds them
+      // unchanged (a clean file edited and still clean) publishes nothing, and they stand once
+      // DIAGNOSTICS_UNCHANGED_MS passed (activity.ts), as another file's do.
       await this.connection.sendNotification('textDocument/didChange', {
         textDocument: { uri, version },
         contentChanges: [{ text }],

@@ -7,6 +7,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { DshError, defineTool, type ToolDefinition, type ToolResult, toolError } from '@dsh/core';
 import { z } from 'zod';
 import type { LspHost, Place } from './host.js';
+import { createMeaningTools } from './meaning-tools.js';
 import { createRenameTool } from './rename-tool.js';
 
 /** Most items one lsp_* result lists (the rest are counted). */
@@ -16,13 +17,10 @@ const HOVER_MAX_CHARS = 4_000;
 
 const pathArg = z.string().min(1).describe('workspace-relative path');
 const pathArgs = z.object({ path: pathArg }).strict();
-const placeArgs = z
-  .object({
-    path: pathArg,
-    line: z.number().int().min(1).describe('1-based line'),
-    column: z.number().int().min(1).describe('1-based, in characters'),
-  })
-  .strict();
+/** A place: line and column are 1-based, the column in characters (each tool's description says so once). */
+const placeArgs = z.object({ path: pathArg, line: z.number().int().min(1), column: z.number().int().min(1) }).strict();
+/** How a description names a place. */
+export const PLACE = 'path:line:column (1-based; column in characters)';
 
 /** `data.error.code` of an error result. */
 const errorFact = { error: z.object({ code: z.string() }).optional() };
@@ -70,7 +68,7 @@ function lspError(error: unknown): ToolResult {
   throw error;
 }
 
-/** The six tools over `workspace`. */
+/** The lsp_* tools over `workspace`. */
 export function createLspTools(options: { workspace: string }): ToolDefinition[] {
   const { workspace } = options;
   const lsp = (ctx: { get(k: 'lsp'): LspHost }) => ctx.get('lsp');
@@ -88,7 +86,7 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
   return [
     defineTool({
       name: 'lsp_diagnostics',
-      description: 'Errors and warnings of a file from its language server (line:column: severity: text).',
+      description: 'Errors and warnings of a file from its language server.',
       schema: pathArgs,
       output: diagnosticsOutput,
       annotations: { readOnlyHint: true },
@@ -115,8 +113,8 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
         name: `lsp_${kind}`,
         description:
           kind === 'definition'
-            ? 'Where the symbol at path:line:column is defined.'
-            : 'Every use of the symbol at path:line:column, its declaration included.',
+            ? `Where the symbol at ${PLACE} is defined.`
+            : `Every use of the symbol at ${PLACE}, its declaration included.`,
         schema: placeArgs,
         output: locationsOutput,
         annotations: { readOnlyHint: true },
@@ -136,7 +134,7 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
     ),
     defineTool({
       name: 'lsp_hover',
-      description: 'Type and documentation of the symbol at path:line:column.',
+      description: `Type and documentation of the symbol at ${PLACE}.`,
       schema: placeArgs,
       output: hoverOutput,
       annotations: { readOnlyHint: true },
@@ -154,7 +152,7 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
     }),
     defineTool({
       name: 'lsp_symbols',
-      description: 'The outline of a file: symbols with line:column, nested by indentation.',
+      description: 'A file’s outline: symbols with line:column, nested.',
       schema: pathArgs,
       output: countOutput,
       annotations: { readOnlyHint: true },
@@ -168,5 +166,6 @@ export function createLspTools(options: { workspace: string }): ToolDefinition[]
       },
     }),
     createRenameTool(workspace, at, lspError),
+    ...createMeaningTools(workspace, (path) => inside(workspace, path), at, lspError),
   ];
 }

@@ -37,15 +37,25 @@ describe.each(ERAS)('dsh mcp (%s era)', (era) => {
       'lsp_hover',
       'lsp_symbols',
       'lsp_rename',
+      'lsp_workspace_symbols',
+      'lsp_format',
+      'lsp_code_actions',
     ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
     }
     const hint = (name: string) => tools.find((t) => t.name === name)?.annotations ?? {};
-    for (const name of ['job_list', 'job_output', 'terminal_read', 'lsp_diagnostics', 'lsp_hover'])
+    for (const name of [
+      'job_list',
+      'job_output',
+      'terminal_read',
+      'lsp_diagnostics',
+      'lsp_hover',
+      'lsp_workspace_symbols',
+    ])
       expect(hint(name).readOnlyHint).toBe(true);
-    for (const name of ['bash', 'job_kill', 'terminal_close', 'lsp_rename'])
+    for (const name of ['bash', 'job_kill', 'terminal_close', 'lsp_rename', 'lsp_format', 'lsp_code_actions'])
       expect(hint(name).destructiveHint).toBe(true);
     const cost = JSON.stringify(
       tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),

@@ -29,7 +29,8 @@ export const bashArgs = z
   .strict();
 
 /** Arguments of `job_output` and `job_kill`. */
-export const jobIdArgs = z.object({ job_id: z.string().min(1).describe('Id from bash (job-…).') }).strict();
+/** The job_id bash returned (its name says what it is: no description, to keep tools/list small). */
+export const jobIdArgs = z.object({ job_id: z.string().min(1) }).strict();
 
 /** Arguments of `job_list`. */
 export const noArgs = z.object({}).strict();

@@ -3,7 +3,8 @@
  */
 import { z } from 'zod';
 
-const terminalId = z.string().min(1).describe('The id terminal_open returned (e.g. term-1a2b3c4d).');
+/** The id terminal_open returned (its name says what it is: no description, to keep tools/list small). */
+const terminalId = z.string().min(1);
 
 export const openArgs = z
   .object({
@@ -11,8 +12,8 @@ export const openArgs = z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/)
       .optional()
-      .describe('A short name of your own for this terminal (letters, digits, . _ -).'),
-    workdir: z.string().min(1).optional().describe('Starting directory; relative paths start at the workspace.'),
+      .describe('A name of your own (letters, digits, . _ -).'),
+    workdir: z.string().min(1).optional().describe('Starting directory, relative to the workspace.'),
     cols: z.number().int().min(1).max(1000).optional().describe('Columns (default 120).'),
     rows: z.number().int().min(1).max(1000).optional().describe('Rows (default 40).'),
   })
@@ -33,13 +34,13 @@ export const sendArgs = z
       .string()
       .optional()
       .describe(
-        'Text to type. Several lines go to a program that accepts pastes (a REPL, an editor) as one paste, so its auto-indent keeps their shape; a trailing newline is an extra Enter.',
+        'Text to type. Several lines go to a program that takes pastes (a REPL, an editor) as one paste, keeping their indentation; a trailing newline is an extra Enter.',
       ),
     submit: z.boolean().optional().describe('Press Enter after input (default true).'),
     paste: z
       .boolean()
       .optional()
-      .describe('false: type several lines key by key even where the program accepts a paste (default true).'),
+      .describe('false: type several lines key by key even where pastes are taken (default true).'),
     wait_ms: z
       .number()
       .int()
@@ -47,14 +48,14 @@ export const sendArgs = z
       .max(600_000)
       .optional()
       .describe(
-        'Type nothing: wait up to this long for new output (returned once it pauses) or for the terminal to be ready (a command done, a prompt); give no input or keys with it.',
+        'Type nothing (no input or keys): wait up to this long for new output, returned once it pauses, or for the terminal to be ready.',
       ),
     keys: z
       .array(z.string())
       .max(256)
       .optional()
       .describe(
-        'Keys pressed after input, instead of Enter (alone too, with no input): Enter, Escape, Tab, Backspace, Space, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, C-a…C-z, F1…F12, or one character (q).',
+        'Keys after input instead of Enter (or alone): Enter, Escape, Tab, Backspace, Space, Delete, Insert, Up, Down, Left, Right, Home, End, PageUp, PageDown, C-a…C-z, F1…F12, or one character.',
       ),
     timeout_ms: z
       .number()

@@ -90,7 +90,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
   return [
     tool(
       'terminal_open',
-      'Open a persistent interactive bash terminal of your own (state, cwd and programs persist between sends). Returns its terminal_id.',
+      'Open a persistent interactive bash terminal of your own (state, cwd and programs persist). Returns its terminal_id.',
       { args: openArgs, output: openOutput },
       async (args: { name?: string; workdir?: string; cols?: number; rows?: number }, terminals, { owner, ctx }) => {
         const where = resolveWorkdir(options.workspace, args.workdir, sharesFiles(ctx));
@@ -160,7 +160,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     ),
     tool(
       'terminal_read',
-      'Read a terminal’s scrollback by character offset (default: the latest), or with screen: true what its screen shows. Does not change what terminal_send returns.',
+      'Read a terminal’s scrollback by character offset (default: the latest), or its screen (screen: true). Does not change what terminal_send returns.',
       { args: readArgs, output: readOutput, annotations: { readOnlyHint: true } },
       async (
         args: { terminal_id: string; offset?: number; limit?: number; screen?: boolean },
@@ -195,7 +195,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
     ),
     tool(
       'terminal_resize',
-      'Resize one of your terminals (columns and rows): the program in it is told and redraws; the screen is the new size.',
+      'Resize one of your terminals: the program in it is told and redraws.',
       { args: resizeArgs, output: resizeOutput },
       async (args: { terminal_id: string; cols: number; rows: number }, terminals, { owner }) => {
         const view = terminals.resize(owner, args.terminal_id, { cols: args.cols, rows: args.rows });
