@@ -57,9 +57,12 @@ export const SHIM = [
   'if [ -n "$joins" ]; then old=$IFS; IFS=:; for f in $joins; do echo $$ > "$f" || exit 125; done; IFS=$old; fi',
   // A child starts in the host's nursery (`…/host`) and is moved into its tree's cgroup as the
   // spawn returns: wait for that move before looking (bounded; uncontained hosts have no nursery).
-  'i=0; cg=$(sed -n "s/^0:://p" /proc/self/cgroup 2>/dev/null)',
-  `while [ "\${cg##*/}" = "${NURSERY}" ] && [ $i -lt 200 ]; do sleep 0.005; i=$((i+1)); cg=$(sed -n "s/^0:://p" /proc/self/cgroup 2>/dev/null); done`,
-  `mnt=$(awk '{for(i=7;i<=NF;i++) if($i=="-"){ if($(i+1)=="cgroup2" && $4=="/") print $5; break }}' /proc/self/mountinfo 2>/dev/null | head -n 1)`,
+  // Read with the shell's own builtins (no program started: each costs milliseconds of the world's start).
+  'own_cg() { cg=""; while IFS= read -r l; do case $l in 0::*) cg=${l#0::} ;; esac; done </proc/self/cgroup; } 2>/dev/null',
+  'i=0; own_cg',
+  `while [ "\${cg##*/}" = "${NURSERY}" ] && [ $i -lt 200 ]; do sleep 0.005; i=$((i+1)); own_cg; done`,
+  // The cgroup2 mount whose root is the hierarchy's root (mountinfo: id parent dev root point opts … - type …).
+  'mnt=""; while read -r _ _ _ r m x; do case " $x " in *" - cgroup2 "*) if [ "$r" = / ]; then mnt=$m; break; fi ;; esac; done </proc/self/mountinfo 2>/dev/null',
   'dir=""',
   'if [ -n "$cg" ] && [ "$cg" != "/" ] && [ -n "$mnt" ] && [ -w "$mnt$cg/cgroup.procs" ]; then dir="$mnt$cg"; fi',
   'if [ -n "$dir" ]; then',
