@@ -58,7 +58,7 @@ export const SHIM = [
   // A child starts in the host's nursery (`…/host`) and is moved into its tree's cgroup as the
   // spawn returns: wait for that move before looking (bounded; uncontained hosts have no nursery).
   // Read with the shell's own builtins (no program started: each costs milliseconds of the world's start).
-  'own_cg() { cg=""; while IFS= read -r l; do case $l in 0::*) cg=${l#0::} ;; esac; done </proc/self/cgroup; } 2>/dev/null',
+  `own_cg() { cg=""; while IFS= read -r l; do case $l in 0::*) cg=\${l#0::} ;; esac; done </proc/self/cgroup; } 2>/dev/null`,
   'i=0; own_cg',
   `while [ "\${cg##*/}" = "${NURSERY}" ] && [ $i -lt 200 ]; do sleep 0.005; i=$((i+1)); own_cg; done`,
   // The cgroup2 mount whose root is the hierarchy's root (mountinfo: id parent dev root point opts … - type …).
