@@ -101,6 +101,18 @@ function dump(
     },
     sandbox: sandboxDump(composition, config),
     world: worldDump(world),
+    lsp: lspDump(composition.ctx.lsp),
+  };
+}
+
+/** The language servers by language, and why each that cannot run where the commands run cannot (its tools are then not listed). */
+function lspDump(lsp: unknown): { servers: string[]; unavailable: Record<string, string> } | null {
+  const servers = (lsp as { servers?: Record<string, { unavailable?: string }> } | undefined)?.servers;
+  if (!servers) return null;
+  const unavailable = Object.entries(servers).filter(([, s]) => s.unavailable);
+  return {
+    servers: Object.keys(servers),
+    unavailable: Object.fromEntries(unavailable.map(([n, s]) => [n, String(s.unavailable)])),
   };
 }
 

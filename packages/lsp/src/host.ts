@@ -10,7 +10,7 @@ import type { SubprocessRuntime } from '@dsh/subprocess';
 import { type FileAccess, filesOf } from './files.js';
 import { toColumn, toLspPosition } from './positions.js';
 import { LanguageServer, type RawDiagnostic } from './server.js';
-import type { LanguageServerConfig } from './servers.js';
+import { type LanguageServerConfig, programOf } from './servers.js';
 
 declare module '@dsh/core' {
   interface ServiceMap {
@@ -181,8 +181,8 @@ export class LspHost {
     if (this.disposed) throw new DshError('DISPOSED', 'the language servers were disposed.');
     // The program (or, for `node script`, its script) must exist where the server runs: a remote
     // world may not have this machine's packages. Said plainly instead of a module-not-found stack.
-    const program = config.command.find((w, i) => i > 0 && w.startsWith('/')) ?? config.command[0];
-    if (program?.startsWith('/')) {
+    const program = programOf(config);
+    if (program) {
       const [present] = await filesOf(runtime).exists([program]);
       if (!present) {
         throw new DshError(

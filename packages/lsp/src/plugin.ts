@@ -5,8 +5,9 @@
 import { type Ctx, DshError, type Owner, type Plugin } from '@dsh/core';
 import type {} from '@dsh/sandbox';
 import type { SubprocessRuntime } from '@dsh/subprocess';
+import { filesOf } from './files.js';
 import { LspHost } from './host.js';
-import { defaultServers, type LanguageServerConfig } from './servers.js';
+import { defaultServers, type LanguageServerConfig, programOf } from './servers.js';
 import { createLspTools } from './tools.js';
 
 /**
@@ -32,6 +33,30 @@ function placeFor(ctx: Ctx, owner?: Owner): { runtime: SubprocessRuntime; scope:
     );
   }
   return { runtime: sandbox.world(resolved, host).runtime, scope: `${resolved.scope ?? 'shared'}:${resolved.mode}` };
+}
+
+/**
+ * `servers`, each whose program is missing where the commands run (a remote world without this
+ * machine's packages) marked unavailable, with why.
+ */
+async function whereTheyRun(
+  servers: Record<string, LanguageServerConfig>,
+  runtime: SubprocessRuntime,
+): Promise<Record<string, LanguageServerConfig>> {
+  if (runtime.sharesFilesystem !== false) return servers; // this machine's: the defaults checked their packages
+  const wanted = Object.entries(servers).filter(([, s]) => !s.unavailable && programOf(s));
+  const present = await filesOf(runtime)
+    .exists(wanted.map(([, s]) => programOf(s) as string))
+    .catch(() => wanted.map(() => true)); // cannot look: told at first use instead
+  const out = { ...servers };
+  wanted.forEach(([name, s], i) => {
+    if (!present[i])
+      out[name] = {
+        ...s,
+        unavailable: `${programOf(s)} is not there where the commands run (a remote world has not this machine's packages); install the server there and configure its command`,
+      };
+  });
+  return out;
 }
 
 /** Plugin name of {@link lspPlugin}. */
@@ -66,12 +91,15 @@ export function lspPlugin(options: LspPluginOptions): Plugin {
   return {
     name: LSP_PLUGIN,
     requires: ['subprocess'],
-    setup(api) {
-      host ??= new LspHost((owner) => placeFor(api.ctx, owner), options.workspace, {
-        ...defaultServers(),
-        ...options.servers,
-      });
+    async setup(api) {
+      host ??= new LspHost(
+        (owner) => placeFor(api.ctx, owner),
+        options.workspace,
+        await whereTheyRun({ ...defaultServers(), ...options.servers }, api.ctx.get('subprocess')),
+      );
       api.provide('lsp', host);
+      // Where no server can run, the tools are not listed (dumpConfig says why, from ctx.lsp.servers).
+      if (Object.values(host.servers).every((s) => s.unavailable)) return;
       for (const tool of createLspTools(options)) api.registerTool(tool);
     },
     async dispose(reason) {

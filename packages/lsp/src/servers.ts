@@ -24,6 +24,12 @@ export interface LanguageServerConfig {
 
 const require = createRequire(import.meta.url);
 
+/** The file a server's command needs where it runs: for `node script`, the script; else the program (null: found on PATH). */
+export function programOf(config: LanguageServerConfig): string | null {
+  const program = config.command.find((w, i) => i > 0 && w.startsWith('/')) ?? config.command[0];
+  return program?.startsWith('/') ? program : null;
+}
+
 /** A package's bin script, run with this Node.js. */
 function nodeBin(pkg: string, bin: string): string[] {
   const root = dirname(require.resolve(`${pkg}/package.json`));
