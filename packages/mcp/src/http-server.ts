@@ -16,6 +16,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { agentServer, LIMIT_ERROR, type McpHost } from './agent-server.js';
 import { ApprovalSeal } from './escalation.js';
 import { BoundedEventStore } from './http-events.js';
+import { modernLeg } from './http-modern.js';
 import { toWebRequest, writeWebResponse } from './http-node.js';
 import {
   DEFAULT_YIELD_MS,
@@ -126,6 +127,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   }
   const info = options.serverInfo ?? { name: 'dsh', version: '0.0.0' };
   const seal = new ApprovalSeal();
+  const modern = modernLeg({ host, seal, yieldMs, info, maxRequestBodySize: MCP_HTTP_BODY_MAX_BYTES });
   const sessions = new Map<string, Session>();
   let opening = 0;
   let count = 0;
@@ -240,6 +242,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       }
     } else if (typeof id === 'string') {
       return refuse(res, 404, 'Session not found (it ended or expired): initialize a new session.');
+    } else if (await modern.claims(converted.request, converted.parsed)) {
+      response = await modern.serve(converted.request, converted.parsed);
     } else if (req.method === 'POST') {
       response = await open(converted.request, converted.parsed);
     } else {
@@ -286,6 +290,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
         clearInterval(sweep);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         await Promise.all([...sessions.keys()].map((id) => end(id)));
+        await modern.close();
         server.closeAllConnections();
         await stopped;
       })();
