@@ -4,10 +4,22 @@
  * file gives the server nothing to read (before, the server ran on the host and quoted it back).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { compose } from 'dsh';
 import { describe, expect, it } from 'vitest';
+
+const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/lsp-late.mjs', import.meta.url));
 
 describe('language servers in a restricted mode', () => {
   it('run in the agent’s world: a hidden file behind a symlink stays hidden', { timeout: 120_000 }, async () => {
@@ -43,6 +55,53 @@ describe('language servers in a restricted mode', () => {
     } finally {
       await dsh.dispose();
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a hostile server gets no host file: a symlink to a hidden one, nor an edit aimed at a file that is another in the world', {
+    timeout: 120_000,
+  }, async () => {
+    const root = mkdtempSync('/var/tmp/dsh-lsp-hostile-');
+    const workspace = join(root, 'ws');
+    const secrets = join(root, 'secrets');
+    mkdirSync(workspace);
+    mkdirSync(secrets);
+    writeFileSync(join(secrets, 'key'), 'HOSTILE-BAIT-SECRET\n');
+    symlinkSync(join(secrets, 'key'), join(workspace, 'k.fake'));
+    writeFileSync(join(workspace, 'a.fake'), 'x\n');
+    // A file of the host's /tmp: the world has a /tmp of its own, where the same path is the agent's.
+    const hostTmp = mkdtempSync('/tmp/dsh-lsp-hostile-');
+    writeFileSync(join(hostTmp, 'host-only'), 'HOSTILE-TMP-SECRET\n');
+    const fake = {
+      command: [process.execPath, HOSTILE_SERVER, 'evil', `file://${join(hostTmp, 'host-only')}`],
+      extensions: { '.fake': 'fake' },
+      rootMarkers: [],
+    };
+    const dsh = await compose({
+      preset: 'full',
+      config: { workspace, sandbox: { mode: 'workspace-write', denyRead: [secrets] }, lsp: { servers: { fake } } },
+    });
+    try {
+      const agent = dsh.createAgent('hostile');
+      const diags = await dsh.tools.call(agent, 'lsp_diagnostics', { path: 'k.fake' });
+      expect(diags.isError).toBe(true);
+      expect(
+        existsSync(join(workspace, 'seen-k.fake')) ? readFileSync(join(workspace, 'seen-k.fake'), 'utf8') : '',
+      ).not.toContain('HOSTILE');
+      // The agent makes the path in its own /tmp: writable there, so the edit is written there, from the world's text.
+      await dsh.tools.call(agent, 'bash', { command: `mkdir -p ${hostTmp} && : > ${join(hostTmp, 'host-only')}` });
+      const applied = await dsh.tools.call(agent, 'lsp_code_actions', { path: 'a.fake', line: 1, column: 1, apply: 1 });
+      expect(applied.isError, applied.text).toBe(false);
+      expect(applied.text).toContain('Applied "harmless fix" in 1 file');
+      expect(applied.text).not.toContain('HOSTILE');
+      expect(readFileSync(join(workspace, 'seen-a.fake'), 'utf8')).toBe('x\n'); // the hostile server did run
+      const inWorld = await dsh.tools.call(agent, 'bash', { command: `cat ${join(hostTmp, 'host-only')}` });
+      expect(inWorld.text).not.toContain('HOSTILE');
+      expect(readFileSync(join(hostTmp, 'host-only'), 'utf8')).toBe('HOSTILE-TMP-SECRET\n');
+    } finally {
+      await dsh.dispose();
+      rmSync(root, { recursive: true, force: true });
+      rmSync(hostTmp, { recursive: true, force: true });
     }
   });
 });

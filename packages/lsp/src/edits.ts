@@ -14,6 +14,10 @@ import { toLspPosition } from './positions.js';
 
 /** Files one edit may change at most (each is one write in the world). */
 export const LSP_EDIT_MAX_FILES = 500;
+/** Text edits one server answer may hold at most (a whole file formatted is a few thousand). */
+export const LSP_EDIT_MAX_EDITS = 50_000;
+/** Characters of new text one answer may insert at most (the size of a file the servers are sent). */
+export const LSP_EDIT_MAX_NEW_CHARS = 8 * 1024 * 1024;
 
 interface Position {
   line: number;
@@ -35,22 +39,61 @@ export interface FileChange {
   after: string;
 }
 
-/** The text edits of each file. @throws DshError `LSP_EDIT_UNSUPPORTED` for file creations, renames or deletions. */
+/**
+ * The text edits of each file, checked for shape and size (a server's answer is its own).
+ * @throws DshError `LSP_EDIT_UNSUPPORTED` for file creations, renames or deletions, or an answer
+ *   that is not a workspace edit; `LSP_EDIT_DENIED` past {@link LSP_EDIT_MAX_EDITS} or {@link LSP_EDIT_MAX_NEW_CHARS}.
+ */
 function editsByFile(edit: WorkspaceEdit): Map<string, TextEdit[]> {
   const out = new Map<string, TextEdit[]>();
-  const add = (uri: string, edits: TextEdit[]) => {
+  let count = 0;
+  let chars = 0;
+  const add = (uri: unknown, edits: unknown) => {
+    if (typeof uri !== 'string' || !uri.startsWith('file:') || !Array.isArray(edits)) {
+      throw new DshError(
+        'LSP_EDIT_UNSUPPORTED',
+        'The server answered with an edit dsh cannot read; nothing was changed.',
+      );
+    }
+    for (const e of edits as TextEdit[]) {
+      if (
+        typeof e?.newText !== 'string' ||
+        typeof e.range?.start?.line !== 'number' ||
+        typeof e.range?.end?.line !== 'number'
+      )
+        throw new DshError(
+          'LSP_EDIT_UNSUPPORTED',
+          'The server answered with a text edit dsh cannot read; nothing was changed.',
+        );
+      chars += e.newText.length;
+    }
+    count += edits.length;
+    if (count > LSP_EDIT_MAX_EDITS || chars > LSP_EDIT_MAX_NEW_CHARS) {
+      throw new DshError(
+        'LSP_EDIT_DENIED',
+        `The server's edit is larger than dsh applies (at most ${LSP_EDIT_MAX_EDITS} edits and ${LSP_EDIT_MAX_NEW_CHARS} characters of new text); nothing was changed.`,
+      );
+    }
     const path = fileURLToPath(uri);
-    out.set(path, [...(out.get(path) ?? []), ...edits]);
+    out.set(path, [...(out.get(path) ?? []), ...(edits as TextEdit[])]);
   };
+  if (typeof edit !== 'object' || edit === null) {
+    throw new DshError(
+      'LSP_EDIT_UNSUPPORTED',
+      'The server answered with an edit dsh cannot read; nothing was changed.',
+    );
+  }
+  if (edit.changes !== undefined && (typeof edit.changes !== 'object' || edit.changes === null)) add(null, null);
   for (const [uri, edits] of Object.entries(edit.changes ?? {})) add(uri, edits);
+  if (edit.documentChanges !== undefined && !Array.isArray(edit.documentChanges)) add(null, null);
   for (const change of edit.documentChanges ?? []) {
-    if ('kind' in change) {
+    if (change && typeof change === 'object' && 'kind' in change) {
       throw new DshError(
         'LSP_EDIT_UNSUPPORTED',
         `The server's edit would ${change.kind} a file, which dsh's edits do not do; do that with bash (git mv, rm) instead.`,
       );
     }
-    add(change.textDocument.uri, change.edits);
+    add(change?.textDocument?.uri, change?.edits);
   }
   return out;
 }
@@ -72,9 +115,15 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): string {
       text: e.newText,
     }))
     .sort((a, b) => b.from - a.from);
-  let out = text;
-  for (const s of spans) out = out.slice(0, s.from) + s.text + out.slice(s.to);
-  return out;
+  // One pass from the start (spans sorted from the end above): linear in the text and the edits.
+  const parts: string[] = [];
+  let at = text.length;
+  for (const s of spans) {
+    parts.push(text.slice(Math.min(s.to, at), at), s.text);
+    at = Math.min(s.from, at);
+  }
+  parts.push(text.slice(0, at));
+  return parts.reverse().join('');
 }
 
 /** A unified diff of one file, without context lines (`--- a/… +++ b/…`, one hunk per run of changed lines). */

@@ -51,9 +51,14 @@ async function run(
   };
 }
 
-/** File access for the world `runtime` runs in. */
-export function filesOf(runtime: SubprocessRuntime): FileAccess {
-  if (runtime.sharesFilesystem) return local;
+/**
+ * File access for the world `runtime` runs in. A `confined` world (a sandbox world on this
+ * machine) is read through the world too: its /tmp, its masks and its hidden paths are not this
+ * machine's files, and a path a server names (or a symlink in the workspace) must not be read
+ * here with dsh's own rights.
+ */
+export function filesOf(runtime: SubprocessRuntime, confined = false): FileAccess {
+  if (runtime.sharesFilesystem && !confined) return local;
   return {
     async read(path) {
       const r = await run(runtime, ['cat', '--', path]);

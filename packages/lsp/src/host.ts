@@ -81,7 +81,7 @@ export class LspHost {
      * agent's code, confined like it), this machine otherwise.
      * @throws DshError `SANDBOX_UNAVAILABLE` when a restricted mode has no fence.
      */
-    private readonly placeOf: (owner?: Owner) => { runtime: SubprocessRuntime; scope: string },
+    private readonly placeOf: (owner?: Owner) => { runtime: SubprocessRuntime; scope: string; confined?: boolean },
     private readonly workspace: string,
     readonly servers: Readonly<Record<string, LanguageServerConfig>>,
   ) {}
@@ -134,7 +134,7 @@ export class LspHost {
       );
     }
     const place = this.placeOf(owner);
-    const files = filesOf(place.runtime);
+    const files = filesOf(place.runtime, place.confined);
     const root = await this.rootOf(path, config, files);
     const key = `${place.scope}\0${lang.language}\0${root}`;
     // One start per key, shared by concurrent callers; a dead server is started again.
@@ -367,7 +367,7 @@ export class LspHost {
     const servers = [...this.running.entries()]
       .filter(([key, s]) => key.startsWith(`${place.scope}\0`) && !s.dead)
       .map(([, s]) => s);
-    return { servers, files: filesOf(place.runtime) };
+    return { servers, files: filesOf(place.runtime, place.confined) };
   }
 
   /** Servers running now (for dumpConfig and tests). */

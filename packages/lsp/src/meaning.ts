@@ -40,6 +40,9 @@ type RawAction = {
 
 const at = (path: string): Place => ({ path, line: 1, column: 1 });
 
+/** Workspace symbols taken from servers' answers at most (one more than are shown tells that more exist). */
+const LSP_MAX_SYMBOLS_READ = 1_000;
+
 /**
  * Symbols whose name matches `query`, from the server of `path` (any file of the project), or,
  * without it, from every server the agent has running.
@@ -63,11 +66,15 @@ export async function workspaceSymbols(
   const out: WorkspaceSymbol[] = [];
   for (const server of servers) {
     const found = (await server.request<Sym[] | null>('workspace/symbol', { query })) ?? [];
+    if (!Array.isArray(found)) continue;
     for (const s of found) {
-      if (!s.location?.uri?.startsWith('file:')) continue;
+      if (out.length > LSP_MAX_SYMBOLS_READ) break;
+      if (typeof s?.location?.uri !== 'string' || !s.location.uri.startsWith('file:')) continue;
       const file = fileURLToPath(s.location.uri);
       const start = s.location.range?.start ?? { line: 0, character: 0 };
-      const text = server.textOf(file) ?? (await running.files.read(file).catch(() => null));
+      // Columns from the text the server was sent, else as the server counts them: a file the
+      // server names is never read here for it (it may be one the agent may not read).
+      const text = server.textOf(file);
       out.push({
         path: file,
         line: start.line + 1,
@@ -122,7 +129,8 @@ async function actionsAt(host: LspHost, place: Place, owner?: Owner) {
       range: { start: position, end: position },
       context: { diagnostics: context },
     })) ?? [];
-  return { target, actions: raw as RawAction[] };
+  const actions = (Array.isArray(raw) ? raw : []).filter((a): a is RawAction => typeof a?.title === 'string');
+  return { target, actions };
 }
 
 /** The code actions at `place`, numbered from 1 in the server's order. */
@@ -156,7 +164,7 @@ export async function applyCodeAction(
   }
   let edit = chosen.edit;
   if (!edit && chosen.data !== undefined) {
-    edit = (await target.server.request<RawAction>('codeAction/resolve', chosen)).edit;
+    edit = (await target.server.request<RawAction | null>('codeAction/resolve', chosen))?.edit;
   }
   if (!edit) {
     throw new DshError(

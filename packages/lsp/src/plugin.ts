@@ -15,7 +15,7 @@ import { createLspTools } from './tools.js';
  * world its bash calls and terminals use), this machine otherwise or without an owner.
  * @throws DshError `SANDBOX_UNAVAILABLE` when a restricted mode has no fence.
  */
-function placeFor(ctx: Ctx, owner?: Owner): { runtime: SubprocessRuntime; scope: string } {
+function placeFor(ctx: Ctx, owner?: Owner): { runtime: SubprocessRuntime; scope: string; confined?: boolean } {
   const host = ctx.get('subprocess');
   if (!owner || !ctx.has('sandboxPolicy')) return { runtime: host, scope: 'host' };
   const policy = ctx.get('sandboxPolicy');
@@ -32,7 +32,11 @@ function placeFor(ctx: Ctx, owner?: Owner): { runtime: SubprocessRuntime; scope:
       },
     );
   }
-  return { runtime: sandbox.world(resolved, host).runtime, scope: `${resolved.scope ?? 'shared'}:${resolved.mode}` };
+  return {
+    runtime: sandbox.world(resolved, host).runtime,
+    scope: `${resolved.scope ?? 'shared'}:${resolved.mode}`,
+    confined: true,
+  };
 }
 
 /**

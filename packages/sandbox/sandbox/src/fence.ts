@@ -32,6 +32,10 @@ import type { ResolvedSandbox } from './types.js';
 export const CGROUP_SLOT = '--dsh-cgroup-fd';
 /** The size of a world's `/tmp` unless the policy says: a RAM tmpfs, so it is bounded. */
 export const WORLD_TMP_BYTES = 2 * 1024 * 1024 * 1024;
+/** The size of a world's own `/run` and `/var/run` (RAM): sockets, pid files and locks, not data. */
+export const WORLD_RUN_BYTES = 16 * 1024 * 1024;
+/** The size of the empty tmpfs a hidden directory is masked with (read-only: nothing is written there). */
+const MASK_TMPFS_BYTES = 4096;
 
 /** What the fence needs besides the policy. */
 export interface FenceInput {
@@ -61,13 +65,17 @@ export function fenceArgs(
   const exists = input.exists ?? existsSync;
   const unreadable = input.unreadable ?? '/dev/null';
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...kernelMaskArgs(unreadable)];
-  args.push('--size', String(policy.tmpBytes ?? WORLD_TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', '/run');
-  if ((input.local ?? true) && isRealDir('/var/run')) args.push('--tmpfs', '/var/run'); // not Debian's link to /run
+  args.push('--size', String(policy.tmpBytes ?? WORLD_TMP_BYTES), '--tmpfs', '/tmp');
+  args.push('--size', String(WORLD_RUN_BYTES), '--tmpfs', '/run');
+  if ((input.local ?? true) && isRealDir('/var/run'))
+    args.push('--size', String(WORLD_RUN_BYTES), '--tmpfs', '/var/run'); // not Debian's link to /run
   // The private home: the masks below cover what it must not show, the writable roots what it holds.
   args.push(...(input.homeArgs ?? []));
   const { denied, emptied } = hiddenPaths(policy, input.outputDirs);
+  // A hidden directory is an empty tmpfs of mode 000, made read-only once every mount inside it is
+  // made (its owner cannot chmod it open or fill it).
   const deny = (path: string) => [
-    ...ifExists(`${path}/.`, ['--perms', '000', '--tmpfs', path]),
+    ...ifExists(`${path}/.`, ['--perms', '000', '--size', String(MASK_TMPFS_BYTES), '--tmpfs', path]),
     ...ifFile(path, ['--ro-bind', unreadable, path]),
   ];
   for (const path of denied) args.push(...deny(path));
@@ -91,9 +99,19 @@ export function fenceArgs(
   } else {
     for (const root of policy.readableRoots ?? []) if (exists(root)) args.push('--ro-bind', root, root);
   }
-  // A hidden path inside a root (a workspace's `.env`) is hidden again over the root's bind.
+  // A hidden path inside a root (a workspace's `.env`) is hidden again over the root's bind, and
+  // each directory between the root and it is bound onto itself: a mount point cannot be renamed,
+  // so no command moves the path out from under its mask for a later world to read.
   const bound = policy.mode === 'workspace-write' ? policy.writableRoots : (policy.readableRoots ?? []);
-  for (const path of denied) if (bound.some((root) => isInside(path, root))) args.push(...deny(path));
+  for (const path of denied) {
+    const root = bound.find((r) => isInside(path, r) && r !== path);
+    if (!root) continue;
+    const between: string[] = [];
+    for (let dir = dirname(path); dir !== root && isInside(dir, root); dir = dirname(dir)) between.unshift(dir);
+    const self = policy.mode === 'workspace-write' ? '--bind' : '--ro-bind';
+    for (const dir of between) args.push(...ifExists(`${dir}/.`, [self, dir, dir]));
+    args.push(...deny(path));
+  }
   // The composition's output copies: written by the world's server (through descriptors, when
   // they are read-only here), read by later commands; never replaced by one.
   for (const dir of input.outputDirs) {
@@ -106,6 +124,7 @@ export function fenceArgs(
   const roots = policy.mode === 'workspace-write' ? policy.writableRoots : (policy.readableRoots ?? []);
   const rebound = [...roots, ...input.outputDirs, ...programs, ...(input.home ? [input.home] : [])];
   args.push(...hostSocketArgs(unreadable, hidden, rebound));
+  for (const path of denied) args.push(...ifExists(`${path}/.`, ['--remount-ro', path]));
   if (!policy.network) args.push('--unshare-net');
   // No capabilities inside, even when dsh runs as root: otherwise a command could remount `/`
   // read-write or undo the masks. Its own pid namespace: no view of (or signal to) host

@@ -23,8 +23,14 @@ export const PRLIMIT_PATH = '/usr/bin/prlimit';
 export const LIMIT_WATCH_INTERVAL_MS = 100;
 /** How often it looks once the world holds more than {@link CLOSE_WATCH_SHARE} of its memory limit (memory grows fast). */
 export const LIMIT_WATCH_CLOSE_INTERVAL_MS = 20;
+/** How often it looks at a world with nothing running (a process left behind still counts). */
+export const LIMIT_WATCH_IDLE_INTERVAL_MS = 1_000;
 /** The share of the memory limit past which the world is watched closely. */
 const CLOSE_WATCH_SHARE = 0.5;
+/** After a proportional-share pass found the world within its limit, the next waits this long… */
+const SHARES_QUIET_MS = 1_000;
+/** …unless the resident sizes grew by this share of the limit since. */
+const SHARES_REGROWTH_SHARE = 1 / 8;
 /**
  * The watch acts this share below the memory limit: memory can grow between two looks (a few
  * GiB/s at most here: well within 1/32 of a limit of a few GiB in 20 ms).
@@ -85,15 +91,28 @@ interface Seen {
   tasks: number;
   /** Its resident size (cheap to read; at least its proportional share). */
   rss: number;
+  /** Its page tables. */
+  pte: number;
 }
 
+const kb = (status: string, key: string): number =>
+  Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+
 function look(pid: number): Seen | null {
-  const status = read(`/proc/${pid}/status`);
+  let status = read(`/proc/${pid}/status`);
   if (status === null) return null;
   const inner = Number(/^NSpid:.*\s(\d+)\s*$/m.exec(status)?.[1] ?? Number.NaN);
   const tasks = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
-  const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-  return { pid, inner, tasks, rss };
+  if (/^State:\s+Z/m.test(status)) {
+    if (tasks <= 1) return null; // gone: nothing left to count or kill
+    // A leader that ended while its threads go on shows no memory itself: one of them does.
+    const live = (readdirSync(`/proc/${pid}/task`, { withFileTypes: false }) as string[]).find(
+      (t) => t !== String(pid),
+    );
+    status = (live && read(`/proc/${pid}/task/${live}/status`)) || status;
+  }
+  // Its page tables too: a mapping touched sparsely costs them, not resident pages.
+  return { pid, inner, tasks, rss: kb(status, 'VmRSS'), pte: kb(status, 'VmPTE') };
 }
 
 /**
@@ -103,7 +122,7 @@ function look(pid: number): Seen | null {
  */
 function share(s: Seen): number {
   const pss = /^Pss:\s+(\d+) kB/m.exec(read(`/proc/${s.pid}/smaps_rollup`) ?? '')?.[1];
-  return pss === undefined ? s.rss : Number(pss) * 1024;
+  return pss === undefined ? s.rss + s.pte : Number(pss) * 1024 + s.pte;
 }
 
 /** The host's watch over one world's limits. */
@@ -118,18 +137,25 @@ export class WorldLimitWatch {
    * @param busy whether anything runs in the world now (the watch is idle otherwise)
    * @param machineryPidMax pids inside the world up to this one are its machinery, never killed
    */
+  /** No proportional-share pass before this time (the last one found the world within its limit)… */
+  private sharesQuietUntil = 0;
+  /** …unless the resident sizes pass this. */
+  private sharesRegrowth = 0;
+
   constructor(
     private readonly channelPid: number,
     private readonly limits: WorldLimits,
     private readonly busy: () => boolean,
     private readonly machineryPidMax: number,
+    /** True once the world's channel is gone: its pid namespace (whose id may be reused) is no longer watched. */
+    private readonly gone: () => boolean = () => false,
   ) {
     this.schedule(LIMIT_WATCH_INTERVAL_MS);
   }
 
   /** How often the world was seen at its pids limit, and how many of its processes were killed past its memory. */
   counters(): { pids: number; oom: number } {
-    if (this.busy()) this.look(); // a run that ends between two looks is still seen at its end
+    this.lookSafely(); // a run that ends between two looks is still seen at its end
     return { pids: this.pidsHits, oom: this.kills };
   }
 
@@ -140,9 +166,22 @@ export class WorldLimitWatch {
 
   private schedule(ms: number): void {
     this.timer = setTimeout(() => {
-      if (this.timer) this.schedule(this.look());
+      if (this.timer) this.schedule(this.lookSafely());
     }, ms);
     this.timer.unref();
+  }
+
+  /** {@link look}, never throwing (a /proc read that fails is tried again at the next look). */
+  private lookSafely(): number {
+    if (this.gone()) {
+      this.dispose();
+      return LIMIT_WATCH_IDLE_INTERVAL_MS;
+    }
+    try {
+      return this.look();
+    } catch {
+      return LIMIT_WATCH_INTERVAL_MS;
+    }
   }
 
   /** The world's pid namespace: the first process under the channel whose namespace is not the host's. */
@@ -168,8 +207,10 @@ export class WorldLimitWatch {
 
   /** Looks at the world once (counting a pids hit, killing past the memory limit); when to look next. */
   private look(): number {
-    const ns = this.busy() ? this.worldNs() : null;
-    if (!ns) return LIMIT_WATCH_INTERVAL_MS;
+    // Idle worlds are looked at too, less often: a process left running (setsid) still counts.
+    const every = this.busy() ? LIMIT_WATCH_INTERVAL_MS : LIMIT_WATCH_IDLE_INTERVAL_MS;
+    const ns = this.worldNs();
+    if (!ns) return every;
     const seen: Seen[] = [];
     for (const name of readdirSync('/proc')) {
       if (name.charCodeAt(0) > 57 || nsOf(name) !== ns) continue;
@@ -179,17 +220,26 @@ export class WorldLimitWatch {
     const { pids, memoryBytes } = this.limits;
     const tasks = seen.reduce((n, s) => n + s.tasks, 0);
     if (pids !== undefined && tasks >= pids * PIDS_AT_LIMIT_SHARE) this.pidsHits++;
-    if (memoryBytes === undefined) return LIMIT_WATCH_INTERVAL_MS;
-    const rss = seen.reduce((n, s) => n + s.rss, 0);
+    if (memoryBytes === undefined) return every;
+    const rss = seen.reduce((n, s) => n + s.rss + s.pte, 0);
     const bound = memoryBytes * (1 - MEMORY_WATCH_MARGIN_SHARE);
-    if (rss > bound) this.killPast(seen, bound, ns);
-    return rss > memoryBytes * CLOSE_WATCH_SHARE ? LIMIT_WATCH_CLOSE_INTERVAL_MS : LIMIT_WATCH_INTERVAL_MS;
+    // Resident sizes count shared pages once per process; the proportional shares decide, at most
+    // once a second while they keep finding the world within its limit (they cost a walk of each
+    // process's page tables).
+    if (rss > bound && (Date.now() >= this.sharesQuietUntil || rss > this.sharesRegrowth)) {
+      if (!this.killPast(seen, bound, ns)) {
+        this.sharesQuietUntil = Date.now() + SHARES_QUIET_MS;
+        this.sharesRegrowth = rss + memoryBytes * SHARES_REGROWTH_SHARE;
+      }
+    }
+    return rss > memoryBytes * CLOSE_WATCH_SHARE ? LIMIT_WATCH_CLOSE_INTERVAL_MS : every;
   }
 
-  /** Kills the world's largest commands until its memory (proportional shares) is within `bound`. */
-  private killPast(seen: readonly Seen[], bound: number, ns: string): void {
+  /** Kills the world's largest commands until its memory (proportional shares) is within `bound`; whether it was past it. */
+  private killPast(seen: readonly Seen[], bound: number, ns: string): boolean {
     const sized = seen.map((s) => ({ s, bytes: share(s) }));
     let bytes = sized.reduce((n, x) => n + x.bytes, 0);
+    if (bytes <= bound) return false;
     const commands = sized.filter((x) => x.s.inner > this.machineryPidMax).sort((a, b) => b.bytes - a.bytes);
     for (const { s, bytes: own } of commands) {
       if (bytes <= bound) break;
@@ -202,5 +252,6 @@ export class WorldLimitWatch {
         // gone already
       }
     }
+    return true;
   }
 }

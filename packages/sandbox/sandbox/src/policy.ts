@@ -27,6 +27,7 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   '~/.npmrc',
   '~/.pypirc',
   '~/.git-credentials',
+  '~/.config/gh',
   '~/.dsh',
 ];
 

@@ -195,6 +195,7 @@ export class SandboxWorld {
         policy.limits,
         () => this.runtime.trackedCount > 0,
         start.machineryPids ?? WORLD_SERVER_PID,
+        () => this.runtime.disconnected,
       );
     }
     this.proxy?.countRunsWith(() => this.runtime.trackedCount);

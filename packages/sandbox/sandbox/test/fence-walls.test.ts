@@ -58,6 +58,26 @@ describe('hidden paths', () => {
     expect(r.stderr).toMatch(/vault\/key: Permission denied/);
     expect(r.stderr).toMatch(/\.env: Permission denied/);
   });
+
+  it('a hidden path inside the workspace cannot be moved out from under its mask, nor its mask opened', async () => {
+    const { workspace } = rig;
+    mkdirSync(join(workspace, 'cfg', 'deep'), { recursive: true });
+    writeFileSync(join(workspace, 'cfg', 'deep', 'secret'), 'SECRET-DEEP');
+    mkdirSync(join(workspace, 'keys'));
+    writeFileSync(join(workspace, 'keys', 'k'), 'SECRET-KEYS');
+    const r = await confined(
+      'mv cfg cfg2; mv cfg/deep cfg/moved; chmod 700 keys; echo x > keys/new; cat cfg/deep/secret',
+      {
+        denyRead: [join(workspace, 'cfg', 'deep', 'secret'), join(workspace, 'keys')],
+      },
+    );
+    expect(r.stdout + r.stderr).not.toMatch(/SECRET/);
+    expect(r.stderr).toMatch(/mv: cannot move 'cfg' to 'cfg2': Device or resource busy/);
+    expect(r.stderr).toMatch(/mv: cannot move 'cfg\/deep' to 'cfg\/moved': Device or resource busy/);
+    expect(r.stderr).toMatch(/chmod: changing permissions of 'keys': Read-only file system/);
+    // On the host nothing moved.
+    expect(readFileSync(join(workspace, 'cfg', 'deep', 'secret'), 'utf8')).toBe('SECRET-DEEP');
+  });
 });
 
 describe('the world’s machinery', () => {

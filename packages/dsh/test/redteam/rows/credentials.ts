@@ -31,6 +31,7 @@ const STORES: [id: string, path: string, body: (secret: string) => string][] = [
   ['npmrc', '.npmrc', (s) => `//registry.npmjs.org/:_authToken=${s}\n`],
   ['pypirc', '.pypirc', (s) => `[pypi]\nusername = __token__\npassword = ${s}\n`],
   ['git-credentials', '.git-credentials', (s) => `https://u:${s}@example.com\n`],
+  ['gh', '.config/gh/hosts.yml', (s) => `github.com:\n    oauth_token: ${s}\n    user: u\n`],
   ['dsh', '.dsh/config.json', (s) => `{"token": "${s}"}\n`],
 ];
 
