@@ -132,16 +132,16 @@ export class WorldLimitWatch {
   private kills = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  /**
-   * @param channelPid the host pid of the process that starts the world (its shim)
-   * @param busy whether anything runs in the world now (the watch is idle otherwise)
-   * @param machineryPidMax pids inside the world up to this one are its machinery, never killed
-   */
   /** No proportional-share pass before this time (the last one found the world within its limit)… */
   private sharesQuietUntil = 0;
   /** …unless the resident sizes pass this. */
   private sharesRegrowth = 0;
 
+  /**
+   * @param channelPid the host pid of the process that starts the world (its shim)
+   * @param busy whether anything runs in the world now (the watch is idle otherwise)
+   * @param machineryPidMax pids inside the world up to this one are its machinery, never killed
+   */
   constructor(
     private readonly channelPid: number,
     private readonly limits: WorldLimits,
