@@ -76,7 +76,7 @@ describe('dsh mcp process', () => {
     raw.send([{ jsonrpc: '2.0', id: 4, method: 'tools/list' }]);
     await waitFor(() => raw.lines.filter((l) => l.id === null).length >= 3, 'the batch error');
     raw.send({ jsonrpc: '2.0', id: 5, method: 'tools/list' });
-    expect(((await raw.response(5)).result as { tools: unknown[] }).tools.length).toBe(17);
+    expect(((await raw.response(5)).result as { tools: unknown[] }).tools.length).toBe(20);
     raw.child.stdin?.end();
     expect(await raw.exited).toBe(0);
   });
