@@ -21,15 +21,29 @@ import { describe, expect, it } from 'vitest';
 
 const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/lsp-late.mjs', import.meta.url));
 
+/**
+ * A root outside /tmp (a world has a /tmp of its own) holding a workspace and a hidden directory
+ * with `secret` in the file `bait`, and `link` in the workspace pointing at it.
+ */
+function baited(prefix: string, bait: string, secret: string, link: string) {
+  const root = mkdtempSync(`/var/tmp/${prefix}`);
+  const workspace = join(root, 'ws');
+  const secrets = join(root, 'secrets');
+  mkdirSync(workspace);
+  mkdirSync(secrets);
+  writeFileSync(join(secrets, bait), secret);
+  symlinkSync(join(secrets, bait), join(workspace, link));
+  return { root, workspace, secrets };
+}
+
 describe('language servers in a restricted mode', () => {
   it('run in the agent’s world: a hidden file behind a symlink stays hidden', { timeout: 120_000 }, async () => {
-    const root = mkdtempSync('/var/tmp/dsh-lsp-fence-');
-    const workspace = join(root, 'ws');
-    const secrets = join(root, 'secrets');
-    mkdirSync(workspace);
-    mkdirSync(secrets);
-    writeFileSync(join(secrets, 'bait.ts'), 'export const SECRET_TOKEN = "BAIT-LSP-9911";\n');
-    symlinkSync(join(secrets, 'bait.ts'), join(workspace, 'link.ts'));
+    const { root, workspace, secrets } = baited(
+      'dsh-lsp-fence-',
+      'bait.ts',
+      'export const SECRET_TOKEN = "BAIT-LSP-9911";\n',
+      'link.ts',
+    );
     writeFileSync(join(workspace, 'b.ts'), 'import { SECRET_TOKEN } from "./link";\nconst y = SECRET_TOKEN;\n');
     const dsh = await compose({
       preset: 'full',
@@ -61,13 +75,7 @@ describe('language servers in a restricted mode', () => {
   it('a hostile server gets no host file: a symlink to a hidden one, nor an edit aimed at a file that is another in the world', {
     timeout: 120_000,
   }, async () => {
-    const root = mkdtempSync('/var/tmp/dsh-lsp-hostile-');
-    const workspace = join(root, 'ws');
-    const secrets = join(root, 'secrets');
-    mkdirSync(workspace);
-    mkdirSync(secrets);
-    writeFileSync(join(secrets, 'key'), 'HOSTILE-BAIT-SECRET\n');
-    symlinkSync(join(secrets, 'key'), join(workspace, 'k.fake'));
+    const { root, workspace, secrets } = baited('dsh-lsp-hostile-', 'key', 'HOSTILE-BAIT-SECRET\n', 'k.fake');
     writeFileSync(join(workspace, 'a.fake'), 'x\n');
     // A file of the host's /tmp: the world has a /tmp of its own, where the same path is the agent's.
     const hostTmp = mkdtempSync('/tmp/dsh-lsp-hostile-');

@@ -45,26 +45,19 @@ export interface FileChange {
  *   that is not a workspace edit; `LSP_EDIT_DENIED` past {@link LSP_EDIT_MAX_EDITS} or {@link LSP_EDIT_MAX_NEW_CHARS}.
  */
 function editsByFile(edit: WorkspaceEdit): Map<string, TextEdit[]> {
+  const unreadable = (what: string) =>
+    new DshError('LSP_EDIT_UNSUPPORTED', `The server answered with ${what} dsh cannot read; nothing was changed.`);
   const out = new Map<string, TextEdit[]>();
   let count = 0;
   let chars = 0;
   const add = (uri: unknown, edits: unknown) => {
-    if (typeof uri !== 'string' || !uri.startsWith('file:') || !Array.isArray(edits)) {
-      throw new DshError(
-        'LSP_EDIT_UNSUPPORTED',
-        'The server answered with an edit dsh cannot read; nothing was changed.',
-      );
-    }
+    if (typeof uri !== 'string' || !uri.startsWith('file:') || !Array.isArray(edits)) throw unreadable('an edit');
     for (const e of edits as TextEdit[]) {
-      if (
-        typeof e?.newText !== 'string' ||
-        typeof e.range?.start?.line !== 'number' ||
-        typeof e.range?.end?.line !== 'number'
-      )
-        throw new DshError(
-          'LSP_EDIT_UNSUPPORTED',
-          'The server answered with a text edit dsh cannot read; nothing was changed.',
-        );
+      const shaped =
+        typeof e?.newText === 'string' &&
+        typeof e.range?.start?.line === 'number' &&
+        typeof e.range?.end?.line === 'number';
+      if (!shaped) throw unreadable('a text edit');
       chars += e.newText.length;
     }
     count += edits.length;
@@ -77,16 +70,12 @@ function editsByFile(edit: WorkspaceEdit): Map<string, TextEdit[]> {
     const path = fileURLToPath(uri);
     out.set(path, [...(out.get(path) ?? []), ...(edits as TextEdit[])]);
   };
-  if (typeof edit !== 'object' || edit === null) {
-    throw new DshError(
-      'LSP_EDIT_UNSUPPORTED',
-      'The server answered with an edit dsh cannot read; nothing was changed.',
-    );
-  }
-  if (edit.changes !== undefined && (typeof edit.changes !== 'object' || edit.changes === null)) add(null, null);
-  for (const [uri, edits] of Object.entries(edit.changes ?? {})) add(uri, edits);
-  if (edit.documentChanges !== undefined && !Array.isArray(edit.documentChanges)) add(null, null);
-  for (const change of edit.documentChanges ?? []) {
+  if (typeof edit !== 'object' || edit === null) throw unreadable('an edit');
+  const { changes, documentChanges } = edit;
+  if (changes !== undefined && (typeof changes !== 'object' || changes === null)) throw unreadable('an edit');
+  if (documentChanges !== undefined && !Array.isArray(documentChanges)) throw unreadable('an edit');
+  for (const [uri, edits] of Object.entries(changes ?? {})) add(uri, edits);
+  for (const change of documentChanges ?? []) {
     if (change && typeof change === 'object' && 'kind' in change) {
       throw new DshError(
         'LSP_EDIT_UNSUPPORTED',

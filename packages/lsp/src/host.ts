@@ -361,13 +361,10 @@ export class LspHost {
     return out;
   }
 
-  /** The live servers of `owner`'s place, with how to read its files (workspace-wide queries). */
-  runningFor(owner?: Owner): { servers: LanguageServer[]; files: FileAccess } {
-    const place = this.placeOf(owner);
-    const servers = [...this.running.entries()]
-      .filter(([key, s]) => key.startsWith(`${place.scope}\0`) && !s.dead)
-      .map(([, s]) => s);
-    return { servers, files: filesOf(place.runtime, place.confined) };
+  /** The live servers of `owner`'s place (workspace-wide queries). */
+  runningFor(owner?: Owner): LanguageServer[] {
+    const { scope } = this.placeOf(owner);
+    return [...this.running.entries()].filter(([key, s]) => key.startsWith(`${scope}\0`) && !s.dead).map(([, s]) => s);
   }
 
   /** Servers running now (for dumpConfig and tests). */

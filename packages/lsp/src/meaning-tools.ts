@@ -8,16 +8,10 @@ import { z } from 'zod';
 import type { LspHost, Place } from './host.js';
 import { applyCodeAction, codeActions, formatFile, workspaceSymbols } from './meaning.js';
 import { changedText } from './rename-tool.js';
+import { countOutput, filesOutput, PLACE, pathArg, placeFields } from './tool-args.js';
 
 /** Most workspace symbols listed (the rest are counted). */
 export const LSP_MAX_WORKSPACE_SYMBOLS = 100;
-
-const pathArg = z.string().min(1).describe('workspace-relative path');
-const filesOutput = z.object({
-  error: z.object({ code: z.string() }).optional(),
-  files: z.array(z.string()).optional(),
-});
-const countOutput = z.object({ error: z.object({ code: z.string() }).optional(), count: z.number().optional() });
 
 /** The three tools; `inside` checks a path, `at` a place (each gives the error to return instead). */
 export function createMeaningTools(
@@ -71,16 +65,8 @@ export function createMeaningTools(
     }),
     defineTool({
       name: 'lsp_code_actions',
-      description:
-        'Quick fixes and refactorings at path:line:column (1-based; column in characters), numbered; apply: N applies one (diff answer).',
-      schema: z
-        .object({
-          path: pathArg,
-          line: z.number().int().min(1),
-          column: z.number().int().min(1),
-          apply: z.number().int().min(1).optional(),
-        })
-        .strict(),
+      description: `Quick fixes and refactorings at ${PLACE}, numbered; apply: N applies one (diff answer).`,
+      schema: z.object({ ...placeFields, apply: z.number().int().min(1).optional() }).strict(),
       output: filesOutput,
       annotations: { destructiveHint: true },
       onError,

@@ -54,8 +54,7 @@ export async function workspaceSymbols(
   path: string | undefined,
   owner?: Owner,
 ): Promise<WorkspaceSymbol[]> {
-  const running = host.runningFor(owner);
-  const servers: LanguageServer[] = path ? [(await host.forEdit(at(path), owner)).server] : running.servers;
+  const servers: LanguageServer[] = path ? [(await host.forEdit(at(path), owner)).server] : host.runningFor(owner);
   if (servers.length === 0) {
     throw new DshError(
       'LSP_NO_SERVER',
@@ -119,9 +118,7 @@ async function actionsAt(host: LspHost, place: Place, owner?: Owner) {
   const position = toLspPosition(server.textOf(place.path) ?? '', place.path, place.line, place.column);
   const { diagnostics } = await server.diagnosticsOf(place.path, 0);
   const context = (diagnostics ?? []).filter(
-    (d) =>
-      (d as { range: Range }).range.start.line <= position.line &&
-      (d as { range: Range }).range.end.line >= position.line,
+    (d) => d.range.start.line <= position.line && d.range.end.line >= position.line,
   );
   const raw =
     (await server.request<(RawAction | { title: string; command: string })[] | null>('textDocument/codeAction', {

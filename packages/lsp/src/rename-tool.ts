@@ -7,22 +7,12 @@ import { defineTool, type ToolDefinition, type ToolResult } from '@dsh/core';
 import { z } from 'zod';
 import { type FileChange, renameSymbol, unifiedDiff } from './edits.js';
 import type { LspHost, Place } from './host.js';
+import { filesOutput, PLACE, placeFields } from './tool-args.js';
 
 /** Characters of diff a rename's answer shows at most (the files changed are all listed). */
 export const LSP_DIFF_MAX_CHARS = 20_000;
 
-const renameArgs = z
-  .object({
-    path: z.string().min(1).describe('workspace-relative path'),
-    line: z.number().int().min(1),
-    column: z.number().int().min(1),
-    new_name: z.string().min(1),
-  })
-  .strict();
-const renameOutput = z.object({
-  error: z.object({ code: z.string() }).optional(),
-  files: z.array(z.string()).optional(),
-});
+const renameArgs = z.object({ ...placeFields, new_name: z.string().min(1) }).strict();
 
 /** What an edit changed, for the model: `head` with the files, then the diff (bounded). */
 export function changedText(
@@ -49,10 +39,9 @@ export function createRenameTool(
 ): ToolDefinition {
   return defineTool({
     name: 'lsp_rename',
-    description:
-      'Rename the symbol at path:line:column (1-based; column in characters) everywhere; answers with the diff (all or nothing).',
+    description: `Rename the symbol at ${PLACE} everywhere; answers with the diff (all or nothing).`,
     schema: renameArgs,
-    output: renameOutput,
+    output: filesOutput,
     annotations: { destructiveHint: true },
     onError,
     async run(args, { ctx, owner }) {

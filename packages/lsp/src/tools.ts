@@ -9,21 +9,15 @@ import { z } from 'zod';
 import type { LspHost, Place } from './host.js';
 import { createMeaningTools } from './meaning-tools.js';
 import { createRenameTool } from './rename-tool.js';
+import { countOutput, errorFact, PLACE, pathArg, placeFields } from './tool-args.js';
 
 /** Most items one lsp_* result lists (the rest are counted). */
 export const LSP_MAX_ITEMS = 200;
 /** Most characters of hover text shown. */
 const HOVER_MAX_CHARS = 4_000;
 
-const pathArg = z.string().min(1).describe('workspace-relative path');
 const pathArgs = z.object({ path: pathArg }).strict();
-/** A place: line and column are 1-based, the column in characters (each tool's description says so once). */
-const placeArgs = z.object({ path: pathArg, line: z.number().int().min(1), column: z.number().int().min(1) }).strict();
-/** How a description names a place. */
-export const PLACE = 'path:line:column (1-based; column in characters)';
-
-/** `data.error.code` of an error result. */
-const errorFact = { error: z.object({ code: z.string() }).optional() };
+const placeArgs = z.object(placeFields).strict();
 const place = { path: z.string(), line: z.number(), column: z.number() };
 const diagnosticsOutput = z.object({
   ...errorFact,
@@ -38,7 +32,6 @@ const locationsOutput = z.object({
   count: z.number().optional(),
   locations: z.array(z.object(place)).optional(),
 });
-const countOutput = z.object({ ...errorFact, count: z.number().optional() });
 const hoverOutput = z.object({ ...errorFact });
 
 /** The absolute path of `path` inside `workspace`, or the error to give the model. */

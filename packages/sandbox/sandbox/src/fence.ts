@@ -102,13 +102,13 @@ export function fenceArgs(
   // A hidden path inside a root (a workspace's `.env`) is hidden again over the root's bind, and
   // each directory between the root and it is bound onto itself: a mount point cannot be renamed,
   // so no command moves the path out from under its mask for a later world to read.
-  const bound = policy.mode === 'workspace-write' ? policy.writableRoots : (policy.readableRoots ?? []);
+  const roots = policy.mode === 'workspace-write' ? policy.writableRoots : (policy.readableRoots ?? []);
+  const self = policy.mode === 'workspace-write' ? '--bind' : '--ro-bind';
   for (const path of denied) {
-    const root = bound.find((r) => isInside(path, r) && r !== path);
+    const root = roots.find((r) => isInside(path, r) && r !== path);
     if (!root) continue;
     const between: string[] = [];
     for (let dir = dirname(path); dir !== root && isInside(dir, root); dir = dirname(dir)) between.unshift(dir);
-    const self = policy.mode === 'workspace-write' ? '--bind' : '--ro-bind';
     for (const dir of between) args.push(...ifExists(`${dir}/.`, [self, dir, dir]));
     args.push(...deny(path));
   }
@@ -121,7 +121,6 @@ export function fenceArgs(
       args.push('--bind', dir, dir, ...ifExists(join(dir, 'bin'), ['--ro-bind', join(dir, 'bin'), join(dir, 'bin')]));
   }
   // The host's sockets wherever the world sees the host's files (last: over every bind above).
-  const roots = policy.mode === 'workspace-write' ? policy.writableRoots : (policy.readableRoots ?? []);
   const rebound = [...roots, ...input.outputDirs, ...programs, ...(input.home ? [input.home] : [])];
   args.push(...hostSocketArgs(unreadable, hidden, rebound));
   for (const path of denied) args.push(...ifExists(`${path}/.`, ['--remount-ro', path]));

@@ -7,9 +7,9 @@
  *   starts). The kernel counts a user's tasks per user namespace, so the bound is the world's
  *   alone: the person's other processes and other worlds do not count against it.
  * - memory: `RLIMIT_DATA` keeps any one process's private writable memory under the limit; the
- *   host sums the world's memory (resident sizes, every 100 ms, every 20 ms past half the limit;
- *   then each process's proportional share) and, just below the limit, kills the largest commands
- *   until it is under. Shared mappings (which `RLIMIT_DATA` does not count) are held by the watch.
+ *   host sums the world's memory (resident sizes and page tables, every 100 ms while something
+ *   runs, every 20 ms past half the limit, every second when idle; then each process's
+ *   proportional share) and, just below the limit, kills the largest commands until it is under. Shared mappings (which `RLIMIT_DATA` does not count) are held by the watch.
  *
  * Memory that no process of the world maps (a file in its /tmp, which has a size of its own; a
  * written memfd no one maps) is not counted: a cgroup is the whole bound, this one is not.
@@ -106,9 +106,7 @@ function look(pid: number): Seen | null {
   if (/^State:\s+Z/m.test(status)) {
     if (tasks <= 1) return null; // gone: nothing left to count or kill
     // A leader that ended while its threads go on shows no memory itself: one of them does.
-    const live = (readdirSync(`/proc/${pid}/task`, { withFileTypes: false }) as string[]).find(
-      (t) => t !== String(pid),
-    );
+    const live = readdirSync(`/proc/${pid}/task`).find((t) => t !== String(pid));
     status = (live && read(`/proc/${pid}/task/${live}/status`)) || status;
   }
   // Its page tables too: a mapping touched sparsely costs them, not resident pages.
@@ -166,7 +164,8 @@ export class WorldLimitWatch {
 
   private schedule(ms: number): void {
     this.timer = setTimeout(() => {
-      if (this.timer) this.schedule(this.lookSafely());
+      const next = this.lookSafely();
+      if (this.timer) this.schedule(next); // not once disposed (by the look itself too, when the world is gone)
     }, ms);
     this.timer.unref();
   }
