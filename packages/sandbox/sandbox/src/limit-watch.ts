@@ -9,7 +9,9 @@
  * - memory: `RLIMIT_DATA` keeps any one process's private writable memory under the limit; the
  *   host sums the world's memory (resident sizes and page tables, every 100 ms while something
  *   runs, every 20 ms past half the limit, every second when idle; then each process's
- *   proportional share) and, just below the limit, kills the largest commands until it is under. Shared mappings (which `RLIMIT_DATA` does not count) are held by the watch.
+ *   proportional share) and, just below the limit (or where growth at the rate seen would take
+ *   it past the limit before a late next look), kills the largest commands until it is under.
+ *   Shared mappings (which `RLIMIT_DATA` does not count) are held by the watch.
  *
  * Memory that no process of the world maps (a file in its /tmp, which has a size of its own; a
  * written memfd no one maps) is not counted: a cgroup is the whole bound, this one is not.
@@ -36,6 +38,24 @@ const SHARES_REGROWTH_SHARE = 1 / 8;
  * GiB/s at most here: well within 1/32 of a limit of a few GiB in 20 ms).
  */
 export const MEMORY_WATCH_MARGIN_SHARE = 1 / 32;
+/**
+ * A world whose memory grows is judged by where it would be this much later at the rate seen
+ * between the last two looks: a look can come hundreds of milliseconds late on a loaded machine
+ * (seen: 0.7 GiB past the bound under a parallel test run), and memory grows GiB/s.
+ */
+export const MEMORY_WATCH_LOOKAHEAD_MS = 400;
+/** The growth projection never makes the watch act below this share of the limit. */
+const LOOKAHEAD_FLOOR_SHARE = 0.5;
+
+/**
+ * The sum of memory past which the watch kills: the limit less its margin, less what the world
+ * would add in {@link MEMORY_WATCH_LOOKAHEAD_MS} at `bytesPerMs`, never below half the limit.
+ */
+export function memoryKillBound(limitBytes: number, bytesPerMs: number): number {
+  const bound = limitBytes * (1 - MEMORY_WATCH_MARGIN_SHARE);
+  const growth = Math.max(0, bytesPerMs) * MEMORY_WATCH_LOOKAHEAD_MS;
+  return Math.max(limitBytes * LOOKAHEAD_FLOOR_SHARE, bound - growth);
+}
 /**
  * A world holding this share of its pids limit is at it: forks past it are refused, and a look
  * every {@link LIMIT_WATCH_INTERVAL_MS} catches a fork bomb a little below its peak.
@@ -134,6 +154,8 @@ export class WorldLimitWatch {
   private sharesQuietUntil = 0;
   /** …unless the resident sizes pass this. */
   private sharesRegrowth = 0;
+  /** The last look's sum and time, for the growth rate. */
+  private last: { bytes: number; at: number } | null = null;
 
   /**
    * @param channelPid the host pid of the process that starts the world (its shim)
@@ -221,7 +243,10 @@ export class WorldLimitWatch {
     if (pids !== undefined && tasks >= pids * PIDS_AT_LIMIT_SHARE) this.pidsHits++;
     if (memoryBytes === undefined) return every;
     const rss = seen.reduce((n, s) => n + s.rss + s.pte, 0);
-    const bound = memoryBytes * (1 - MEMORY_WATCH_MARGIN_SHARE);
+    const now = performance.now();
+    const rate = this.last && now > this.last.at ? (rss - this.last.bytes) / (now - this.last.at) : 0;
+    this.last = { bytes: rss, at: now };
+    const bound = memoryKillBound(memoryBytes, rate);
     // Resident sizes count shared pages once per process; the proportional shares decide, at most
     // once a second while they keep finding the world within its limit (they cost a walk of each
     // process's page tables).

@@ -22,23 +22,38 @@ export function rowText(line: IBufferLine | undefined, continued: boolean, curso
 }
 
 /**
- * `text` cut so that no piece moves more than PIECE_ROWS rows: by line feeds when nothing else
- * can move the cursor down (no ESC, VT or FF), else by characters (each could be one).
+ * `text` cut so that no piece moves more than PIECE_ROWS rows on a screen `cols` wide: by lines
+ * when nothing but line feeds and wrapping can move the cursor down (no ESC, VT, FF, or the C1
+ * IND and NEL), counting the rows a long line wraps into, else by characters (each could be one).
  */
-export function pieces(text: string): string[] {
+export function pieces(text: string, cols: number): string[] {
   if (text.length <= PIECE_ROWS) return [text];
   const out: string[] = [];
-  if (text.includes('\x1b') || text.includes('\v') || text.includes('\f')) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls that move the cursor down
+  if (/[\x1b\v\f\x84\x85]/.test(text)) {
     for (let at = 0; at < text.length; at += PIECE_ROWS) out.push(text.slice(at, at + PIECE_ROWS));
     return out;
   }
+  const width = Math.max(1, cols);
+  /** A line longer than this is cut by characters: each part wraps into fewer than PIECE_ROWS rows. */
+  const step = (PIECE_ROWS - 1) * width;
   let start = 0;
   let rows = 0;
-  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
-    if (++rows < PIECE_ROWS) continue;
-    out.push(text.slice(start, nl + 1));
-    start = nl + 1;
-    rows = 0;
+  for (let from = 0; from < text.length; ) {
+    const nl = text.indexOf('\n', from);
+    const end = nl === -1 ? text.length : nl + 1;
+    // At most one row per `width` characters it wraps over, and one for its line feed.
+    const lineRows = 1 + Math.floor((end - from) / width);
+    if (rows > 0 && rows + lineRows > PIECE_ROWS) {
+      out.push(text.slice(start, from));
+      start = from;
+      rows = 0;
+    }
+    if (lineRows > PIECE_ROWS) {
+      for (; end - start > step; start += step) out.push(text.slice(start, start + step));
+      rows = 1 + Math.floor((end - start) / width);
+    } else rows += lineRows;
+    from = end;
   }
   if (start < text.length) out.push(text.slice(start));
   return out;

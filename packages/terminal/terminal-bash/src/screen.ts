@@ -9,6 +9,7 @@
 
 import type { IMarker } from '@xterm/headless';
 import { installParserHooks } from './parser-hooks.js';
+import { cutPlain, onlyScrolls, PlainHold, skippedRows } from './plain-skip.js';
 import { markedRows } from './screen-marks.js';
 import type { Mark, ScreenHooks, ScreenSnapshot } from './screen-types.js';
 
@@ -42,13 +43,21 @@ export class Screen {
   /** Marks on rows still on screen: fixed as their rows become final. */
   private readonly open = new Set<Mark>();
   private serializer: InstanceType<SerializeModule['SerializeAddon']> | undefined;
+  /** Plain output waiting to be skipped or parsed (see plain-skip.ts). */
+  private readonly held = new PlainHold((text) => this.release(text));
+  /** True while held output is parsed for a caller that takes a position (see settle). */
+  private settling = false;
+  private parsedOwed = false;
+  private skippedRows = 0;
 
+  /** `skipPlain: false` parses every row of plain floods too (the reference the skip is tested against). */
   constructor(
     xterm: XtermModule,
     cols: number,
     rows: number,
     transcriptChars: number,
     private readonly hooks: ScreenHooks,
+    private readonly options: { skipPlain?: boolean } = {},
   ) {
     this.term = new xterm.Terminal({ cols, rows, scrollback: EMULATOR_SCROLLBACK_ROWS, allowProposedApi: true });
     this.transcript = new Scrollback(transcriptChars);
@@ -73,7 +82,71 @@ export class Screen {
 
   /** Output from the terminal. Hooks fire as it is parsed. */
   feed(text: string): void {
-    for (const piece of pieces(text)) {
+    if (this.options.skipPlain !== false && this.pending === 0 && this.held.takes(text)) {
+      this.held.add(text);
+      return;
+    }
+    this.held.flush();
+    this.parse(text);
+  }
+
+  /** Held plain output: skipped where it only scrolls, else parsed. */
+  private release(text: string): void {
+    const rest = this.pending === 0 ? this.skip(text) : text;
+    if (rest !== '') this.parse(rest);
+  }
+
+  /**
+   * Parses the first screenful of lines, then, when the lines after them would only scroll (the
+   * cursor is at the start of the bottom row by then), moves all but the
+   * last screen and watcher scrollback of them into the transcript unparsed. Returns what is
+   * left to parse.
+   */
+  private skip(text: string): string {
+    const cut = cutPlain(text, this.term.rows, this.term.rows + WATCH_SNAPSHOT_SCROLLBACK_ROWS);
+    if (!cut) return text;
+    let parsedNow = false;
+    this.parse(cut.head, () => {
+      parsedNow = true;
+    });
+    const rest = text.slice(cut.head.length);
+    if (!parsedNow || !onlyScrolls(this.term)) return rest;
+    const b = this.term.buffer.normal;
+    const cursorAt = b.baseY + b.cursorY;
+    const row = this.liveBase() + cursorAt;
+    // A mark on the cursor's row or below would fall among the skipped rows: parse them instead.
+    for (const mark of this.open) if (mark.row >= row) return rest;
+    this.sync(cursorAt); // the rows above the cursor are final: the skipped rows come after them
+    const skipped = skippedRows(cut.skipped, this.term.cols, this.transcript.hasRows);
+    this.transcript.appendRows(skipped.text, skipped.rows);
+    this.base += skipped.rows;
+    this.skippedRows += skipped.rows;
+    this.pulled = row + skipped.rows;
+    return cut.tail;
+  }
+
+  /**
+   * Parses held output before a position or the screen is read, so they include it. `parsed` is
+   * told after the caller is done (a microtask), never in the middle of its call.
+   */
+  private settle(): void {
+    if (this.held.size === 0) return;
+    this.settling = true;
+    try {
+      this.held.flush();
+    } finally {
+      this.settling = false;
+    }
+    if (!this.parsedOwed) return;
+    this.parsedOwed = false;
+    queueMicrotask(() => {
+      if (this.pending === 0) this.hooks.parsed();
+    });
+  }
+
+  /** Parses output; `after` runs once it is parsed. */
+  private parse(text: string, after?: () => void): void {
+    for (const piece of pieces(text, this.term.cols)) {
       this.pending += 1;
       this.pendingChars += piece.length;
       // xterm parses a write that follows user input at once instead of on a timer. Parsing each
@@ -84,19 +157,26 @@ export class Screen {
         this.pending -= 1;
         this.pendingChars -= piece.length;
         this.sync();
-        if (this.pending === 0) this.hooks.parsed();
+        after?.();
+        if (this.pending === 0 && this.settling) this.parsedOwed = true;
+        else if (this.pending === 0) this.hooks.parsed();
       });
     }
   }
 
   /** Characters fed and not yet parsed. */
   get backlog(): number {
-    return this.pendingChars;
+    return this.pendingChars + this.held.size;
+  }
+
+  /** Rows of plain floods moved into the transcript without being parsed (see plain-skip.ts). */
+  get skipped(): number {
+    return this.skippedRows;
   }
 
   /** True while fed output waits to be parsed. */
   get busy(): boolean {
-    return this.pending > 0;
+    return this.pending > 0 || this.held.size > 0;
   }
 
   /** A full-screen program holds the alternate screen. */
@@ -116,6 +196,7 @@ export class Screen {
 
   /** A mark where the cursor is (in the normal screen; a full-screen program leaves it where it was). */
   mark(): Mark {
+    this.settle();
     const b = this.term.buffer.normal;
     // Mid-parse (a prompt marker), rows may have been trimmed since the last sync: count them too.
     return this.markAt(this.liveBase() + b.baseY + b.cursorY, b.cursorX);
@@ -123,6 +204,7 @@ export class Screen {
 
   /** A mark at an absolute row and column of the normal screen. */
   markAt(row: number, col: number): Mark {
+    this.settle();
     const mark: Mark = { row, col, fixed: null, order: ++this.marks };
     if (mark.row < this.pulled) mark.fixed = this.transcript.end;
     else this.open.add(mark);
@@ -131,6 +213,7 @@ export class Screen {
 
   /** The absolute rows of the normal screen's top and of its cursor, and the cursor's column. */
   cursor(): { top: number; row: number; col: number } {
+    this.settle();
     const b = this.term.buffer.normal;
     const top = this.liveBase() + b.baseY;
     return { top, row: top + b.cursorY, col: b.cursorX };
@@ -138,6 +221,7 @@ export class Screen {
 
   /** The text of an absolute row of the normal screen while it is not yet final, else null. */
   liveRow(row: number): string | null {
+    this.settle();
     if (row < this.pulled) return null;
     return this.term.buffer.normal.getLine(row - this.liveBase())?.translateToString(true) ?? '';
   }
@@ -187,6 +271,7 @@ export class Screen {
 
   /** What the screen shows now (trailing blanks trimmed). */
   snapshot(): ScreenSnapshot {
+    this.settle();
     const b = this.term.buffer.active;
     const rows: string[] = [];
     // Programs clear with explicit spaces: trailing blanks are trimmed whatever wrote them.
@@ -211,6 +296,7 @@ export class Screen {
    * nothing fed after it): what a watcher's own emulator replays before the writes that follow.
    */
   serializeParsed(serialize: SerializeModule): Promise<string> {
+    this.settle();
     if (!this.serializer) {
       this.serializer = new serialize.SerializeAddon();
       this.term.loadAddon(this.serializer);
@@ -222,10 +308,12 @@ export class Screen {
   }
 
   resize(cols: number, rows: number): void {
+    this.settle();
     this.term.resize(cols, rows);
   }
 
   dispose(): void {
+    this.held.dispose();
     this.anchor?.dispose();
     this.term.dispose();
   }
@@ -246,7 +334,7 @@ export class Screen {
   }
 
   /** Moves the rows that left the screen into the transcript, accounting for rows the emulator trimmed. */
-  private sync(): void {
+  private sync(until = this.term.buffer.normal.baseY): void {
     const b = this.term.buffer.normal;
     this.base = this.liveBase();
     const from = Math.max(0, this.pulled - this.base);
@@ -255,7 +343,7 @@ export class Screen {
     let hasRows = this.transcript.hasRows;
     let at = this.transcript.end;
     let line = b.getLine(from);
-    for (let y = from; y < b.baseY; y++) {
+    for (let y = from; y < until; y++) {
       const next = b.getLine(y + 1);
       const wrapped = line?.isWrapped === true;
       const text = rowText(line, next?.isWrapped === true);
@@ -267,7 +355,7 @@ export class Screen {
       line = next;
     }
     if (parts.length > 0) this.transcript.appendRows(parts.join(''), parts.length);
-    this.pulled = Math.max(this.pulled, this.base + b.baseY);
+    this.pulled = Math.max(this.pulled, this.base + until);
     this.anchorLine = this.anchor?.line ?? 0;
     // The anchor must outlive the next piece (which may trim up to PIECE_ROWS rows above it).
     const a = this.anchor;
@@ -284,6 +372,7 @@ export class Screen {
 
   /** The rows of the normal screen not yet in the transcript, as text, with each row's start and length. */
   private live(): { text: string; rows: { start: number; length: number }[] } {
+    this.settle();
     const b = this.term.buffer.normal;
     let text = '';
     const rows: { start: number; length: number }[] = [];
