@@ -14,6 +14,28 @@ const SSH_CHANNEL_WINDOW_BYTES = 64 * 32 * 1024;
 /** A flood the emulator must parse (plain lines skip it: plain-skip.ts), so the hold is what bounds it. */
 const BOLD_FLOOD = `yes "$(printf '\\033[1my\\033[0m')"`;
 
+type Composed = Awaited<ReturnType<typeof compose>>;
+type Agent = ReturnType<Composed['createAgent']>;
+
+/** Floods terminal `id` until its send times out, cancels it, and returns how much output the cancel passed over. */
+async function floodThenCancel(dsh: Composed, agent: Agent, id: string) {
+  const flood = await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, input: BOLD_FLOOD, timeout_ms: 1_500 });
+  expect(flood.data).toMatchObject({ reason: 'timeout' });
+  const cancel = await dsh.tools.call(agent, 'terminal_cancel', { terminal_id: id });
+  expect(cancel.data).toMatchObject({ cancelled: true, exit_code: 130 });
+  const read = /\[(\d+) earlier characters of this output not shown/.exec(cancel.text);
+  return { passedOver: Number(read?.[1] ?? 0), cancelText: cancel.text };
+}
+
+/** The next command in terminal `id` runs and shows its output. */
+async function expectRunsAfter(dsh: Composed, agent: Agent, id: string): Promise<void> {
+  const after = await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, input: 'echo after' });
+  // Known: after a cancelled flood of attributes the next send now and then starts at the prompt's
+  // row (about 1 run in 6: the redraw check sees that row changed), so the line may precede it.
+  expect(after.data).toMatchObject({ exit_code: 0 });
+  expect(after.text).toMatch(/(^|\n)after\n/);
+}
+
 describe('a flood in a terminal of a confined agent', () => {
   it('is held while the emulator catches up: a cancel parses little more than the backlog limit', async () => {
     const workspace = mkdtempSync('/var/tmp/dsh-flood-');
@@ -21,22 +43,10 @@ describe('a flood in a terminal of a confined agent', () => {
     try {
       const agent = dsh.createAgent('flood');
       const id = (await dsh.tools.call(agent, 'terminal_open', {})).data?.terminal_id as string;
-      const flood = await dsh.tools.call(agent, 'terminal_send', {
-        terminal_id: id,
-        input: BOLD_FLOOD,
-        timeout_ms: 1_500,
-      });
-      expect(flood.data).toMatchObject({ reason: 'timeout' });
-      const cancel = await dsh.tools.call(agent, 'terminal_cancel', { terminal_id: id });
-      expect(cancel.data).toMatchObject({ cancelled: true, exit_code: 130 });
-      const read = /\[(\d+) earlier characters of this output not shown/.exec(cancel.text);
+      const { passedOver } = await floodThenCancel(dsh, agent, id);
       // Unheld, the world's PTY and channel buffered millions of characters while the emulator parsed (4.9 M measured).
-      expect(Number(read?.[1] ?? 0)).toBeLessThan(4 * EMULATOR_BACKLOG_MAX_CHARS);
-      const after = await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, input: 'echo after' });
-      // Known: after a cancelled flood of attributes the next send now and then starts at the prompt's
-      // row (about 1 run in 6: the redraw check sees that row changed), so the line may precede it.
-      expect(after.data).toMatchObject({ exit_code: 0 });
-      expect(after.text).toMatch(/(^|\n)after\n/);
+      expect(passedOver).toBeLessThan(4 * EMULATOR_BACKLOG_MAX_CHARS);
+      await expectRunsAfter(dsh, agent, id);
     } finally {
       await dsh.dispose();
       rmSync(workspace, { recursive: true, force: true });
@@ -62,23 +72,11 @@ describe('a flood in a terminal of a remote world over ssh', () => {
       const agent = dsh.createAgent('flood');
       const id = (await dsh.tools.call(agent, 'terminal_open', {})).data?.terminal_id as string;
       for (let round = 0; round < 2; round++) {
-        const flood = await dsh.tools.call(agent, 'terminal_send', {
-          terminal_id: id,
-          input: BOLD_FLOOD,
-          timeout_ms: 1_500,
-        });
-        expect(flood.data).toMatchObject({ reason: 'timeout' });
-        const cancel = await dsh.tools.call(agent, 'terminal_cancel', { terminal_id: id });
-        expect(cancel.data).toMatchObject({ cancelled: true, exit_code: 130 });
-        const read = /\[(\d+) earlier characters of this output not shown/.exec(cancel.text);
-        expect(Number(read?.[1] ?? 0)).toBeLessThan(4 * EMULATOR_BACKLOG_MAX_CHARS + SSH_CHANNEL_WINDOW_BYTES);
-        expect(cancel.text.length).toBeLessThan(2_000); // the per-send budget: a tail and a count, not the flood
+        const { passedOver, cancelText } = await floodThenCancel(dsh, agent, id);
+        expect(passedOver).toBeLessThan(4 * EMULATOR_BACKLOG_MAX_CHARS + SSH_CHANNEL_WINDOW_BYTES);
+        expect(cancelText.length).toBeLessThan(2_000); // the per-send budget: a tail and a count, not the flood
       }
-      const after = await dsh.tools.call(agent, 'terminal_send', { terminal_id: id, input: 'echo after' });
-      // Known: after a cancelled flood of attributes the next send now and then starts at the prompt's
-      // row (about 1 run in 6: the redraw check sees that row changed), so the line may precede it.
-      expect(after.data).toMatchObject({ exit_code: 0 });
-      expect(after.text).toMatch(/(^|\n)after\n/);
+      await expectRunsAfter(dsh, agent, id);
     } finally {
       await dsh.dispose();
     }

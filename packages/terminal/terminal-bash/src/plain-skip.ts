@@ -3,7 +3,8 @@
  * printable ASCII lines ended by CR LF, written from the start of the bottom row of a normal
  * screen with default modes, only scroll. Their rows can go straight into the transcript with
  * the text the emulator would have given them; only the last lines, enough to fill the screen
- * and a watcher's scrollback, are parsed. The result is the same text, screen and scrollback.
+ * and a watcher's scrollback, are parsed. The result is the same text, screen and scrollback;
+ * only a screen made taller afterwards pulls back rows from before the skipped ones.
  */
 import type { XtermTerminal } from './xterm-loader.js';
 
@@ -159,8 +160,7 @@ export class PlainHold {
 
   /** Drops what is held (the screen is gone). */
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
     this.text = '';
+    this.flush(); // stops the timer; nothing is left to hand on
   }
 }

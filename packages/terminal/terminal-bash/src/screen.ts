@@ -48,7 +48,7 @@ export class Screen {
   /** True while held output is parsed for a caller that takes a position (see settle). */
   private settling = false;
   private parsedOwed = false;
-  private skippedRows = 0;
+  private rowsSkipped = 0;
 
   /** `skipPlain: false` parses every row of plain floods too (the reference the skip is tested against). */
   constructor(
@@ -120,7 +120,7 @@ export class Screen {
     const skipped = skippedRows(cut.skipped, this.term.cols, this.transcript.hasRows);
     this.transcript.appendRows(skipped.text, skipped.rows);
     this.base += skipped.rows;
-    this.skippedRows += skipped.rows;
+    this.rowsSkipped += skipped.rows;
     this.pulled = row + skipped.rows;
     return cut.tail;
   }
@@ -171,7 +171,7 @@ export class Screen {
 
   /** Rows of plain floods moved into the transcript without being parsed (see plain-skip.ts). */
   get skipped(): number {
-    return this.skippedRows;
+    return this.rowsSkipped;
   }
 
   /** True while fed output waits to be parsed. */
