@@ -3,8 +3,10 @@
  * printable ASCII lines ended by CR LF, written from the start of the bottom row of a normal
  * screen with default modes, only scroll. Their rows can go straight into the transcript with
  * the text the emulator would have given them; only the last lines, enough to fill the screen
- * and a watcher's scrollback, are parsed. The result is the same text, screen and scrollback;
- * only a screen made taller afterwards pulls back rows from before the skipped ones.
+ * and a watcher's scrollback, are parsed, into an emulator emptied above the cursor. The result
+ * is the same text, screen and scrollback, also for a screen made up to that scrollback taller;
+ * a screen made taller still shows blank rows below the cursor where a full parse would pull
+ * back more of the flood (the transcript has them), never rows from before it.
  */
 import type { XtermTerminal } from './xterm-loader.js';
 

@@ -12,6 +12,8 @@ export class PromptWatch {
   latest: PlacedMarker | null = null;
   /** `performance.now()` when it was parsed. */
   seenAt = 0;
+  /** The wall clock (epoch ms) when it was parsed: foreground facts older than this predate the prompt. */
+  wallAt = 0;
   private readonly waiters = new Set<() => void>();
 
   constructor(
@@ -29,6 +31,7 @@ export class PromptWatch {
     if (this.latest && this.latest.at !== inUse) this.view.forget(this.latest.at);
     this.latest = { ...m, at };
     this.seenAt = performance.now();
+    this.wallAt = Date.now();
     this.wake();
     return true;
   }

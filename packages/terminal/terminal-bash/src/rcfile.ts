@@ -23,7 +23,13 @@ export function rcText(nonce: string): string {
     `PS2='\\[\\e]133;S;${nonce}\\a\\]'`, // invisible; tells that the shell waits for the rest of a command
     `__dsh_nonce='${nonce}'`,
     '__dsh_seq=0',
-    '__dsh_prompt() { local e=$?; __dsh_seq=$((__dsh_seq+1)); printf \'\\033]133;D;%s;%s;%s;%s\\007\' "$e" "$__dsh_nonce" "$__dsh_seq" "$$"; return $e; }',
+    // The prompt starts a row of its own, as zsh's and fish's do: readline draws the line as if
+    // the prompt began at column 0, so after output with no final newline (`printf abc`), or a
+    // killed program's cut escape sequence that swallowed bash's line break, its redraws
+    // overwrote the row and the next send's echo came out garbled. A full row of blanks wraps
+    // only from a column past 0; CR and an erase (which also ends the wrap) leave a clean row.
+    `__dsh_fresh_line() { [[ $COLUMNS ]] && printf '%*s\\r\\033[K' "$COLUMNS" ''; }`,
+    '__dsh_prompt() { local e=$?; __dsh_seq=$((__dsh_seq+1)); printf \'\\033]133;D;%s;%s;%s;%s\\007\' "$e" "$__dsh_nonce" "$__dsh_seq" "$$"; __dsh_fresh_line; return $e; }',
     'PROMPT_COMMAND=__dsh_prompt',
     '',
   ].join('\n');

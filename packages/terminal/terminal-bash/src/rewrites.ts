@@ -32,8 +32,17 @@ export function rewrittenFrom(view: Screen, shot: RowShot): Mark | null {
     const now = view.liveRow(row);
     if (now === null) continue;
     const before = shot.texts[i] as string;
-    const changed = row === shot.row ? now.slice(0, shot.col) !== before.slice(0, shot.col) : now !== before;
+    const changed = row === shot.row ? overwritten(before.slice(0, shot.col), now) : now !== before;
     if (changed) return view.markAt(row, 0);
   }
   return null;
+}
+
+/**
+ * Whether a character that stood left of the cursor was replaced. Blanks do not count: the
+ * prompt hook's fresh line (a row of blanks, then CR) may be half drawn when the send begins.
+ */
+function overwritten(before: string, now: string): boolean {
+  for (let i = 0; i < before.length; i++) if (before[i] !== ' ' && now[i] !== before[i]) return true;
+  return false;
 }

@@ -98,9 +98,10 @@ export class Screen {
 
   /**
    * Parses the first screenful of lines, then, when the lines after them would only scroll (the
-   * cursor is at the start of the bottom row by then), moves all but the
-   * last screen and watcher scrollback of them into the transcript unparsed. Returns what is
-   * left to parse.
+   * cursor is at the start of the bottom row by then), moves all but the last screen and watcher
+   * scrollback of them into the transcript unparsed, and empties the emulator above the cursor
+   * (those rows are all in the transcript by then), so no row from before the skipped ones stays
+   * next to the tail. Returns what is left to parse.
    */
   private skip(text: string): string {
     const cut = cutPlain(text, this.term.rows, this.term.rows + WATCH_SNAPSHOT_SCROLLBACK_ROWS);
@@ -119,9 +120,14 @@ export class Screen {
     this.sync(cursorAt); // the rows above the cursor are final: the skipped rows come after them
     const skipped = skippedRows(cut.skipped, this.term.cols, this.transcript.hasRows);
     this.transcript.appendRows(skipped.text, skipped.rows);
-    this.base += skipped.rows;
     this.rowsSkipped += skipped.rows;
-    this.pulled = row + skipped.rows;
+    // The cursor's (empty) row becomes the emulator's first; its absolute row follows the skipped ones.
+    this.anchor?.dispose();
+    this.anchor = undefined;
+    this.term.clear();
+    this.base = row + skipped.rows;
+    this.pulled = this.base;
+    this.reanchor();
     return cut.tail;
   }
 

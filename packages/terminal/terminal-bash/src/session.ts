@@ -31,6 +31,7 @@ import {
   POLL_MIN_MS,
   type ResolvedBashTerminalConfig,
 } from './config.js';
+import { factsSince } from './fresh-facts.js';
 import { sendPayload } from './input.js';
 import { knownPrompt } from './known-prompts.js';
 import { LineEditor, SHELL_READ_WAIT_MS } from './line-editor.js';
@@ -68,6 +69,12 @@ export class BashSession implements TerminalSession {
   });
   private closing: Promise<void> | undefined;
   private owed = false;
+  /** Parse order of the line editor's last event (a line accepted, or reading begun). */
+  private editorOrder = -1;
+  /** And its wall clock (epoch ms). */
+  private editorAt = 0;
+  /** A send's wait for fresh foreground facts, before it begins. */
+  private starting: Promise<unknown> | null = null;
   /** The exit code of a command that finished while no send waited (told to the next send). */
   private lateExit: number | null = null;
   private shellSignal: string | null = null;
@@ -104,12 +111,16 @@ export class BashSession implements TerminalSession {
       },
       accept: (at) => {
         this.editor.set(false);
+        this.editorOrder = at.order;
+        this.editorAt = Date.now();
         const a = this.active;
         if (a?.toShell && a.acceptedAt === null) a.acceptedAt = at;
         else this.view.forget(at);
       },
       ready: (at) => {
         this.editor.set(true);
+        this.editorOrder = at.order;
+        this.editorAt = Date.now();
         // What the shell printed after its prompt marker and before it read this send's line (a
         // job's "Done", a prompt hook's output) was printed while no send waited: it is `earlier`.
         const a = this.active;
@@ -204,10 +215,16 @@ export class BashSession implements TerminalSession {
     return this.view.page(page.offset, page.limit);
   }
 
-  /** Whether the terminal's foreground is the shell (its own group, as its marker reports it). */
+  /**
+   * Whether the terminal's foreground is the shell (its own group, as its marker reports it). A
+   * command its prompt hook runs (after the marker, before the line editor reads) counts as the
+   * shell: input typed then waits for the prompt, it is not input to a program.
+   */
   private atShell(facts: { foregroundPgid: number | null; shellPgid: number }): boolean {
     const fg = facts.foregroundPgid;
-    return fg === null || fg === facts.shellPgid || fg === this.prompts.latest?.shellPid;
+    const latest = this.prompts.latest;
+    const inPromptHook = latest !== null && latest.at.order > this.editorOrder;
+    return fg === null || fg === facts.shellPgid || fg === latest?.shellPid || inPromptHook;
   }
 
   watch(listener: (event: TerminalWatchEvent) => void): Promise<TerminalWatch> {
@@ -218,23 +235,31 @@ export class BashSession implements TerminalSession {
     return this.keys.type(data, this.readerCaughtUp());
   }
 
-  send(input: SendInput): Promise<SendResult> {
-    if (this.exited || this.closing) return Promise.resolve(this.result('session_exited', '', false));
-    const facts = this.handle.inspectForeground();
+  async send(input: SendInput): Promise<SendResult> {
+    if (this.exited || this.closing) return this.result('session_exited', '', false);
+    // Facts from before the shell's latest prompt or line editor event (a world across a channel)
+    // would send the input to a program that ended.
+    const askedAt = Date.now();
+    const starting = factsSince(this.handle, () => Math.max(this.prompts.wallAt, this.editorAt));
+    this.starting = starting;
+    const facts = await starting;
+    if (this.starting === starting) this.starting = null;
+    if (this.exited || this.closing) return this.result('session_exited', '', false);
     const toShell = !this.owed && !this.view.alternate && this.atShell(facts);
     const { payload } = sendPayload(input, {
       toShell,
       applicationCursor: this.view.applicationCursor,
       bracketedPaste: this.view.bracketedPaste,
     });
-    if (payload === '' && toShell) return Promise.resolve(this.idleWait()); // a wait, and nothing runs
+    if (payload === '' && toShell) return this.idleWait(); // a wait, and nothing runs
     // Whether pasted or typed (keys, Up + Enter), input at the prompt runs once the shell accepts the line.
     const emptyLine = toShell && input.text.trim() === '' && input.keys.length === 0;
     // Input goes to a program when one holds the terminal; the shell's own group (a `read`, a loop
     // of builtins) takes it as part of the command an earlier send started.
     const program = !toShell && payload !== '' && !this.atShell(facts);
     const heldBy = program ? (facts.command ?? 'the program in the foreground') : null;
-    return this.begin(payload, toShell, input.timeoutMs, false, emptyLine, heldBy);
+    const timeoutMs = Math.max(1, input.timeoutMs - (Date.now() - askedAt)); // the wait for facts is part of the send's time
+    return this.begin(payload, toShell, timeoutMs, false, emptyLine, heldBy);
   }
 
   /** A send that types nothing while the shell idles at its prompt: what was printed since the last send. */
@@ -249,6 +274,8 @@ export class BashSession implements TerminalSession {
   }
 
   async cancel(timeoutMs: number): Promise<SendResult | null> {
+    // A send still waiting for fresh facts begins first (it awaited the same promise earlier), so this cancel interrupts it.
+    if (this.starting) await this.starting;
     this.keys.drop(); // a person's keys not yet written are dropped
     if (this.exited || this.closing) return this.result('session_exited', '', true);
     const a = this.active;

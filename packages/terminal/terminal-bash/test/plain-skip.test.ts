@@ -1,13 +1,15 @@
 /**
  * Plain floods skip the emulator's rows (plain-skip.ts): whatever the output and however it is
  * cut into reads, a screen that skips keeps exactly what a screen that parses every row keeps —
- * the transcript, the screen, a watcher's scrollback and the offsets of marks taken between reads.
+ * the transcript, the screen, a watcher's scrollback and the offsets of marks taken between reads,
+ * also once the screen is made taller.
  * Real `@xterm/headless`, no PTY.
  */
 import { loadXterm, Screen } from '@dsh/terminal-bash';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cutPlain, isPlain, skippedRows } from '../src/plain-skip.js';
+import { WATCH_SNAPSHOT_SCROLLBACK_ROWS } from '../src/screen.js';
 import { loadSerialize } from '../src/xterm-loader.js';
 import { waitFor } from './helpers.js';
 
@@ -139,7 +141,8 @@ describe('plain floods skip the emulator, keeping what it would have kept', () =
         fc.constantFrom(8, 20, 80),
         fc.constantFrom(3, 24),
         fc.constantFrom(2_000, 1_000_000),
-        async (chunks, readSize, cols, rows, transcriptChars) => {
+        fc.constantFrom(0, 0, 2, 40, 501, 900),
+        async (chunks, readSize, cols, rows, transcriptChars, taller) => {
           const { fast, slow } = await pair(cols, rows, transcriptChars);
           const all = chunks.join('');
           const marks: { fast: ReturnType<Screen['mark']>; slow: ReturnType<Screen['mark']> }[] = [];
@@ -153,13 +156,29 @@ describe('plain floods skip the emulator, keeping what it would have kept', () =
             }
           }
           await parsed(fast, slow);
+          // A screen made taller pulls rows back from the emulator's scrollback. The skipping screen
+          // keeps a watcher's scrollback of the flood there, the parsing one more: once taller, the
+          // first may show fewer rows (blank rows below the cursor, a shorter watcher scrollback),
+          // never a row from before the skipped ones (the rows it shows end the other's).
+          if (taller > 0) for (const s of [fast, slow]) s.resize(cols, rows + taller);
           expect(fast.end).toBe(slow.end);
           expect(fast.text(0, fast.end)).toEqual(slow.text(0, slow.end));
           expect(fast.page(undefined, 5_000)).toEqual(slow.page(undefined, 5_000));
-          expect(fast.snapshot()).toEqual(slow.snapshot());
-          expect(fast.cursor()).toEqual(slow.cursor());
-          expect(await fast.serializeParsed(serialize)).toBe(await slow.serializeParsed(serialize));
           for (const m of marks) expect(fast.offset(m.fast)).toBe(slow.offset(m.slow));
+          const [fastShot, slowShot] = [await fast.serializeParsed(serialize), await slow.serializeParsed(serialize)];
+          if (taller === 0) {
+            expect(fast.snapshot()).toEqual(slow.snapshot());
+            expect(fast.cursor()).toEqual(slow.cursor());
+            expect(fastShot).toBe(slowShot);
+          } else {
+            const shown = (v: Screen): string[] => v.snapshot().text.replace(/\n+$/, '').split('\n');
+            const [f, w] = [shown(fast), shown(slow)];
+            // At least a watcher's scrollback and the screen above the cursor's (empty) row.
+            expect(f.length).toBeGreaterThanOrEqual(Math.min(w.length, rows - 1 + WATCH_SNAPSHOT_SCROLLBACK_ROWS));
+            expect(f).toEqual(w.slice(w.length - f.length));
+            // While rows stay above the screen, they end the other's too (past that the screen says it all).
+            if (taller < WATCH_SNAPSHOT_SCROLLBACK_ROWS) expect(slowShot.endsWith(fastShot)).toBe(true);
+          }
           skipped += fast.skipped > 0 ? 1 : 0;
           runs += 1;
           for (const s of screens.splice(0)) s.dispose();

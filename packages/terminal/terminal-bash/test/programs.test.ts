@@ -2,7 +2,7 @@
  * Real programs in a terminal behind the emulator: vim, a `\r` progress bar, the python REPL,
  * less, keys, cancel at any time, typed-ahead input, exact counts and between-send output.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive, termRig, waitFor } from './helpers.js';
@@ -179,6 +179,23 @@ describe('real programs behind the emulator', () => {
     expect(result.output).toBe('typed-ahead\n');
     expect(result.earlier).not.toContain('typed-ahead');
     writeFileSync(join(r.cwd, 'go'), ''); // its own prompt's hook
+    expect(await sh.send('PROMPT_COMMAND=__dsh_prompt; echo restored')).toMatchObject({ output: 'restored\n' });
+  });
+
+  it('a command a prompt hook runs is part of the prompt: a send meanwhile is a command line, not input to it', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    // While the file `hold` exists, each prompt's hook runs a child after the marker: it holds the terminal.
+    const hook = `__dsh_prompt; [ -e hold ] && sh -c 'touch held; while [ -e hold ]; do sleep 0.02; done; rm -f held'`;
+    expect(await sh.send(`PROMPT_COMMAND="${hook}"`)).toMatchObject({ commandExitCode: 0 });
+    writeFileSync(join(r.cwd, 'hold'), '');
+    await sh.send('true', 3_000);
+    await waitFor(() => existsSync(join(r.cwd, 'held')), "the prompt hook's child holding the terminal");
+    const send = sh.send('echo hi');
+    // Typed ahead (the terminal echoes it) once the send decided where its input goes; then the hook may end.
+    await waitFor(() => r.terminals.screen(r.me, sh.id).text.includes('echo hi'), 'the echo of the typed-ahead input');
+    rmSync(join(r.cwd, 'hold'));
+    expect(await send).toMatchObject({ output: 'hi\n', commandExitCode: 0, inputTo: null });
     expect(await sh.send('PROMPT_COMMAND=__dsh_prompt; echo restored')).toMatchObject({ output: 'restored\n' });
   });
 

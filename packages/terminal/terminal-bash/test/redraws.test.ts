@@ -58,15 +58,38 @@ describe('redraws and what a send says', () => {
     expect(await sh.send('')).toMatchObject({ atPrompt: true, commandExitCode: null });
   });
 
+  it('the prompt starts a row of its own: after output with no final newline, and after a killed program left an escape sequence open', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    // readline draws the line as if its prompt began at column 0: its redraw used to overwrite `abc`'s row
+    // and the next send's output began with a garbled echo (`abecho afterter`).
+    expect(await sh.send('printf abc')).toMatchObject({ output: 'abc', commandExitCode: 0 });
+    expect(await sh.send('echo after')).toMatchObject({ output: 'after\n', commandExitCode: 0 });
+    // The send returns at its prompt marker; the prompt itself is drawn just after it.
+    await waitFor(
+      () => /^abc\n\$ echo after\nafter\n\$$/m.test(r.terminals.screen(r.me, sh.id).text),
+      'a clean screen',
+    );
+    // A program killed mid-write can leave a sequence open (the kernel also drops queued output at ^C):
+    // then the echoed `^C` made ESC ^ (a private message) that swallowed bash's line break; a string
+    // (OSC, DCS) swallowed it too.
+    for (const cut of ['\\033', '\\033]0;title', '\\033P']) {
+      const running = sh.send(`printf 'y${cut}'; sleep 100`, 60_000);
+      await waitFor(() => r.terminals.list(r.me)[0]?.foreground?.startsWith('sleep'), 'sleep in the foreground');
+      expect(await r.terminals.cancel(r.me, sh.id)).toMatchObject({ cancelled: true, commandExitCode: 130 });
+      await running;
+      expect(await sh.send('echo after')).toMatchObject({ output: 'after\n', commandExitCode: 0 });
+    }
+  });
+
   it('a command that finishes after its send timed out is reported with the next send', async () => {
     const r = await termRig();
     const sh = await r.shell();
     expect((await sh.send('sleep 0.3; (exit 4)', 100)).reason).toBe('timeout');
-    // Back at the prompt, and its marker parsed (the prompt's `$ ` follows the marker in the output).
-    await waitFor(
-      () => r.terminals.list(r.me)[0]?.foreground === null && /\n\$ $/.test(`${r.terminals.screen(r.me, sh.id).text} `),
-      'the shell back at its prompt',
-    );
+    // Back at the prompt, and its marker parsed (the prompt's `$ ` follows the marker in the output). Only the
+    // screen is read: in a world across a channel the last foreground facts were taken while `sleep` ran, and
+    // the send must not route its input by them (it was typed to "the program in the foreground").
+    await waitFor(() => /\n\$ $/.test(`${r.terminals.screen(r.me, sh.id).text} `), 'the shell back at its prompt');
     expect(await sh.send('echo next')).toMatchObject({ output: 'next\n', previousExitCode: 4, commandExitCode: 0 });
     expect((await sh.send('echo again')).previousExitCode).toBeNull();
   });
