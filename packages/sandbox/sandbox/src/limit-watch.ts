@@ -17,6 +17,7 @@
  * written memfd no one maps) is not counted: a cgroup is the whole bound, this one is not.
  */
 import { accessSync, constants, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { MemoryGrowth, memoryKillBound } from './memory-bound.js';
 import type { WorldLimits } from './types.js';
 
 /** Where util-linux installs prlimit, which sets the rlimits as the world's server starts. */
@@ -29,33 +30,8 @@ export const LIMIT_WATCH_CLOSE_INTERVAL_MS = 20;
 export const LIMIT_WATCH_IDLE_INTERVAL_MS = 1_000;
 /** The share of the memory limit past which the world is watched closely. */
 const CLOSE_WATCH_SHARE = 0.5;
-/** After a proportional-share pass found the world within its limit, the next waits this long… */
+/** After a proportional-share pass found the world within its limit, the next waits at most this long… */
 const SHARES_QUIET_MS = 1_000;
-/** …unless the resident sizes grew by this share of the limit since. */
-const SHARES_REGROWTH_SHARE = 1 / 8;
-/**
- * The watch acts this share below the memory limit: memory can grow between two looks (a few
- * GiB/s at most here: well within 1/32 of a limit of a few GiB in 20 ms).
- */
-export const MEMORY_WATCH_MARGIN_SHARE = 1 / 32;
-/**
- * A world whose memory grows is judged by where it would be this much later at the rate seen
- * between the last two looks: a look can come hundreds of milliseconds late on a loaded machine
- * (seen: 0.7 GiB past the bound under a parallel test run), and memory grows GiB/s.
- */
-export const MEMORY_WATCH_LOOKAHEAD_MS = 400;
-/** The growth projection never makes the watch act below this share of the limit. */
-const LOOKAHEAD_FLOOR_SHARE = 0.5;
-
-/**
- * The sum of memory past which the watch kills: the limit less its margin, less what the world
- * would add in {@link MEMORY_WATCH_LOOKAHEAD_MS} at `bytesPerMs`, never below half the limit.
- */
-export function memoryKillBound(limitBytes: number, bytesPerMs: number): number {
-  const bound = limitBytes * (1 - MEMORY_WATCH_MARGIN_SHARE);
-  const growth = Math.max(0, bytesPerMs) * MEMORY_WATCH_LOOKAHEAD_MS;
-  return Math.max(limitBytes * LOOKAHEAD_FLOOR_SHARE, bound - growth);
-}
 /**
  * A world holding this share of its pids limit is at it: forks past it are refused, and a look
  * every {@link LIMIT_WATCH_INTERVAL_MS} catches a fork bomb a little below its peak.
@@ -152,10 +128,14 @@ export class WorldLimitWatch {
 
   /** No proportional-share pass before this time (the last one found the world within its limit)… */
   private sharesQuietUntil = 0;
-  /** …unless the resident sizes pass this. */
-  private sharesRegrowth = 0;
-  /** The last look's sum and time, for the growth rate. */
-  private last: { bytes: number; at: number } | null = null;
+  /**
+   * …unless what they found plus every rise of the resident sizes since passes the bound (a
+   * process's share grows no faster than its resident size: pages it maps count whole there).
+   */
+  private sharesSince = { shares: 0, rise: 0 };
+  /** The last look's resident sum, for their rises. */
+  private lastRss = 0;
+  private readonly growth = new MemoryGrowth();
 
   /**
    * @param channelPid the host pid of the process that starts the world (its shim)
@@ -243,27 +223,31 @@ export class WorldLimitWatch {
     if (pids !== undefined && tasks >= pids * PIDS_AT_LIMIT_SHARE) this.pidsHits++;
     if (memoryBytes === undefined) return every;
     const rss = seen.reduce((n, s) => n + s.rss + s.pte, 0);
-    const now = performance.now();
-    const rate = this.last && now > this.last.at ? (rss - this.last.bytes) / (now - this.last.at) : 0;
-    this.last = { bytes: rss, at: now };
-    const bound = memoryKillBound(memoryBytes, rate);
+    const bound = memoryKillBound(memoryBytes, this.growth.see(rss, performance.now()));
+    this.sharesSince.rise += Math.max(0, rss - this.lastRss);
+    this.lastRss = rss;
     // Resident sizes count shared pages once per process; the proportional shares decide, at most
-    // once a second while they keep finding the world within its limit (they cost a walk of each
-    // process's page tables).
-    if (rss > bound && (Date.now() >= this.sharesQuietUntil || rss > this.sharesRegrowth)) {
-      if (!this.killPast(seen, bound, ns)) {
+    // once a second while they keep finding the world within its limit and it cannot have grown
+    // past it since (they cost a walk of each process's page tables).
+    const quiet = Date.now() < this.sharesQuietUntil && this.sharesSince.shares + this.sharesSince.rise <= bound;
+    if (rss > bound && !quiet) {
+      const shares = this.killPast(seen, bound, ns);
+      if (shares !== null) {
         this.sharesQuietUntil = Date.now() + SHARES_QUIET_MS;
-        this.sharesRegrowth = rss + memoryBytes * SHARES_REGROWTH_SHARE;
+        this.sharesSince = { shares, rise: 0 };
       }
     }
     return rss > memoryBytes * CLOSE_WATCH_SHARE ? LIMIT_WATCH_CLOSE_INTERVAL_MS : every;
   }
 
-  /** Kills the world's largest commands until its memory (proportional shares) is within `bound`; whether it was past it. */
-  private killPast(seen: readonly Seen[], bound: number, ns: string): boolean {
+  /**
+   * Kills the world's largest commands until its memory (proportional shares) is within `bound`;
+   * the shares' sum when it was within it already (null when it was past it).
+   */
+  private killPast(seen: readonly Seen[], bound: number, ns: string): number | null {
     const sized = seen.map((s) => ({ s, bytes: share(s) }));
     let bytes = sized.reduce((n, x) => n + x.bytes, 0);
-    if (bytes <= bound) return false;
+    if (bytes <= bound) return bytes;
     const commands = sized.filter((x) => x.s.inner > this.machineryPidMax).sort((a, b) => b.bytes - a.bytes);
     for (const { s, bytes: own } of commands) {
       if (bytes <= bound) break;
@@ -276,6 +260,6 @@ export class WorldLimitWatch {
         // gone already
       }
     }
-    return true;
+    return null;
   }
 }
