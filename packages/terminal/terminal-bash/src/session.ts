@@ -12,7 +12,7 @@
  * the echo ends and the command's output begins. Output printed while no send waited is handed
  * to the next send as `earlier`.
  */
-import type { SubprocessTerminalHandle } from '@dsh/subprocess';
+import type { ForegroundFacts, SubprocessTerminalHandle } from '@dsh/subprocess';
 import type {
   ScreenView,
   ScrollbackPage,
@@ -31,7 +31,7 @@ import {
   POLL_MIN_MS,
   type ResolvedBashTerminalConfig,
 } from './config.js';
-import { factsSince } from './fresh-facts.js';
+import { FRESH_FACTS_MAX_MS, factsSince } from './fresh-facts.js';
 import { sendPayload } from './input.js';
 import { knownPrompt } from './known-prompts.js';
 import { LineEditor, SHELL_READ_WAIT_MS } from './line-editor.js';
@@ -240,7 +240,7 @@ export class BashSession implements TerminalSession {
     // Facts from before the shell's latest prompt or line editor event (a world across a channel)
     // would send the input to a program that ended.
     const askedAt = Date.now();
-    const starting = factsSince(this.handle, () => Math.max(this.prompts.wallAt, this.editorAt));
+    const starting = this.freshFacts(input.timeoutMs);
     this.starting = starting;
     const facts = await starting;
     if (this.starting === starting) this.starting = null;
@@ -262,6 +262,12 @@ export class BashSession implements TerminalSession {
     return this.begin(payload, toShell, timeoutMs, false, emptyLine, heldBy);
   }
 
+  /** Foreground facts observed after the shell's latest prompt or line editor event (waiting at most a part of `timeoutMs`). */
+  private freshFacts(timeoutMs: number): Promise<ForegroundFacts> {
+    const since = () => Math.max(this.prompts.wallAt, this.editorAt);
+    return factsSince(this.handle, since, Math.min(FRESH_FACTS_MAX_MS, timeoutMs / 2));
+  }
+
   /** A send that types nothing while the shell idles at its prompt: what was printed since the last send. */
   private idleWait(): SendResult {
     const start = this.view.mark();
@@ -278,6 +284,10 @@ export class BashSession implements TerminalSession {
     if (this.starting) await this.starting;
     this.keys.drop(); // a person's keys not yet written are dropped
     if (this.exited || this.closing) return this.result('session_exited', '', true);
+    // Whether the shell idles at its prompt is judged as a send judges it: by facts newer than its
+    // latest prompt (older ones, across a channel, would have ^C typed at the prompt).
+    const facts = this.active ? null : await this.freshFacts(timeoutMs);
+    if (this.exited || this.closing) return this.result('session_exited', '', true);
     const a = this.active;
     if (a) {
       a.cancelled = true;
@@ -293,8 +303,7 @@ export class BashSession implements TerminalSession {
       this.poller.start();
       return a.result;
     }
-    const facts = this.handle.inspectForeground();
-    if (!this.owed && !this.view.alternate && this.atShell(facts)) return null; // idle at the prompt
+    if (!this.owed && !this.view.alternate && this.atShell(facts ?? this.handle.inspectForeground())) return null; // idle at the prompt
     return this.begin(INTERRUPT, false, timeoutMs, true);
   }
 

@@ -94,6 +94,17 @@ describe('redraws and what a send says', () => {
     expect((await sh.send('echo again')).previousExitCode).toBeNull();
   });
 
+  it('a cancel right after a command ended on its own finds the shell idle at its prompt', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect((await sh.send('sleep 0.3', 100)).reason).toBe('timeout');
+    // As above, only the screen is read: facts taken while `sleep` ran must not make the cancel interrupt the
+    // shell's own prompt (it used to type ^C there and wait for the next one).
+    await waitFor(() => /\n\$ $/.test(`${r.terminals.screen(r.me, sh.id).text} `), 'the shell back at its prompt');
+    expect(await r.terminals.cancel(r.me, sh.id)).toBeNull();
+    expect(await sh.send('echo next')).toMatchObject({ output: 'next\n', commandExitCode: 0 });
+  });
+
   it('a killed shell says by which signal; Escape in vim settles after the mode changed', async () => {
     const r = await termRig();
     const sh = await r.shell();
