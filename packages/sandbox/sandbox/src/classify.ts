@@ -60,6 +60,11 @@ const REFUSED = /connection refused|ECONNREFUSED/i;
 /** Failures that mean there was no route at all (the fence's doing with the network off). */
 const NO_ROUTE =
   /network is unreachable|ENETUNREACH|could not resolve|unable to resolve host|temporary failure in name resolution|name or service not known|EAI_AGAIN|ENOTFOUND|getaddrinfo|no address associated/i;
+/**
+ * The denial's detail when a program of a world that reaches hosts by name looked a name up
+ * itself: it ignored the proxy variables (Node.js 20's fetch does, for one).
+ */
+export const PROXY_BYPASSED = 'by a name lookup outside the proxy';
 /** A loopback address and port a command names (curl, nc, node, bash's /dev/tcp). */
 const LOOPBACK_TARGET = /\b(?:127\.\d+\.\d+\.\d+|localhost|\[?::1\]?)(?::|\/| port )(\d{1,5})\b/i;
 /** A socket in the masked /run that the command tried to reach. */
@@ -132,7 +137,11 @@ export function classifyRun(
       return { ...base, denied: true, denial: 'file', denialDetail: paths.find(outside) ?? null };
     }
   }
-  if (!policy.network && networkDenied(text, hostListens)) return { ...base, denied: true, denial: 'network' };
+  if (!policy.network && networkDenied(text, hostListens)) {
+    // A world that reaches named hosts has no name service of its own: only its proxy resolves.
+    const lookedUp = policy.hosts && NO_ROUTE.test(text) && !MASKED_SOCKET.test(text);
+    return { ...base, denied: true, denial: 'network', ...(lookedUp ? { denialDetail: PROXY_BYPASSED } : {}) };
+  }
   return base;
 }
 

@@ -3,7 +3,7 @@
  */
 export type { BubblewrapOptions, FarSide } from './bubblewrap.js';
 export { BubblewrapSandbox, DEFAULT_BWRAP_PATH, WORLD_MACHINERY_PIDS } from './bubblewrap.js';
-export { classifyRun } from './classify.js';
+export { classifyRun, PROXY_BYPASSED } from './classify.js';
 export type { FenceInput } from './fence.js';
 export { CGROUP_SLOT, fenceArgs, WORLD_TMP_BYTES } from './fence.js';
 export type { FenceFiles } from './fence-dir.js';

@@ -23,6 +23,8 @@ export function proxyEnv(port: number): Record<string, string> {
     // npm reads its own settings before the variables; pip and git read the variables.
     npm_config_proxy: http,
     npm_config_https_proxy: http,
+    // Node.js's own fetch and http read the variables only when asked (from 22.21 and 24).
+    NODE_USE_ENV_PROXY: '1',
   };
 }
 

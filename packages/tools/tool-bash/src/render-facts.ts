@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { argName, saveText, type ToolCallOptions } from '@dsh/core';
+import { PROXY_BYPASSED } from '@dsh/sandbox';
 import { keepTailLines, planDisplay, type RenderableResult, renderShellResult } from '@dsh/shell';
 import { MODEL_OUTPUT_MAX_CHARS, TRAILER_RESERVE_CHARS } from './limits.js';
 
@@ -87,6 +88,11 @@ function sandboxNote(result: RenderableResult): string[] {
   if (host) {
     return [
       `this sandbox reaches only the hosts its network setting names, through its proxy; if ${host} is needed, ask for sandbox_permissions "require_escalated" with a justification, or ask the person to allow it (dsh --allow-host ${host}, or sandbox.network.allow in the config)`,
+    ];
+  }
+  if (box.denied && box.denial === 'network' && box.denialDetail === PROXY_BYPASSED) {
+    return [
+      'this sandbox reaches the network only through its proxy, and this program looked the host name up itself instead of using the proxy variables (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, set for every command); use a tool that honours them (curl, wget, pip, git, npm, Node.js 22.21 or later), or pass the proxy to the program explicitly',
     ];
   }
   if (box.denied && box.denial === 'syscall') {
