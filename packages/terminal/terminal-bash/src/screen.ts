@@ -217,6 +217,11 @@ export class Screen {
     return mark;
   }
 
+  /** Parses output held back (plain-skip.ts) now, so its markers are seen. */
+  parseHeld(): void {
+    this.settle();
+  }
+
   /** The absolute rows of the normal screen's top and of its cursor, and the cursor's column. */
   cursor(): { top: number; row: number; col: number } {
     this.settle();

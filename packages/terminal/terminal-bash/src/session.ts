@@ -73,6 +73,9 @@ export class BashSession implements TerminalSession {
   private editorOrder = -1;
   /** And its wall clock (epoch ms). */
   private editorAt = 0;
+  /** Parse order of the line editor's last reading begun, and of its last line accepted. */
+  private readyOrder = -1;
+  private acceptOrder = -1;
   /** A send's wait for fresh foreground facts, before it begins. */
   private starting: Promise<unknown> | null = null;
   /** The exit code of a command that finished while no send waited (told to the next send). */
@@ -112,6 +115,7 @@ export class BashSession implements TerminalSession {
       accept: (at) => {
         this.editor.set(false);
         this.editorOrder = at.order;
+        this.acceptOrder = at.order;
         this.editorAt = Date.now();
         const a = this.active;
         if (a?.toShell && a.acceptedAt === null) a.acceptedAt = at;
@@ -120,6 +124,7 @@ export class BashSession implements TerminalSession {
       ready: (at) => {
         this.editor.set(true);
         this.editorOrder = at.order;
+        this.readyOrder = at.order;
         this.editorAt = Date.now();
         // What the shell printed after its prompt marker and before it read this send's line (a
         // job's "Done", a prompt hook's output) was printed while no send waited: it is `earlier`.
@@ -220,11 +225,16 @@ export class BashSession implements TerminalSession {
    * command its prompt hook runs (after the marker, before the line editor reads) counts as the
    * shell: input typed then waits for the prompt, it is not input to a program.
    */
-  private atShell(facts: { foregroundPgid: number | null; shellPgid: number }): boolean {
+  private atShell(facts: { foregroundPgid: number | null; shellPgid: number; observedAt?: number }): boolean {
     const fg = facts.foregroundPgid;
     const latest = this.prompts.latest;
-    const inPromptHook = latest !== null && latest.at.order > this.editorOrder;
-    return fg === null || fg === facts.shellPgid || fg === latest?.shellPid || inPromptHook;
+    const marker = latest?.at.order ?? Number.POSITIVE_INFINITY;
+    const inPromptHook = marker > this.editorOrder && latest !== null;
+    // Facts a channel took before the line editor began to read after the latest prompt (and
+    // accepted nothing since) are older than what the editor tells: the shell reads its line.
+    const stale = facts.observedAt !== undefined && facts.observedAt < this.editorAt;
+    const shellReads = stale && this.readyOrder > marker && this.acceptOrder < marker;
+    return fg === null || fg === facts.shellPgid || fg === latest?.shellPid || inPromptHook || shellReads;
   }
 
   watch(listener: (event: TerminalWatchEvent) => void): Promise<TerminalWatch> {
@@ -414,9 +424,13 @@ export class BashSession implements TerminalSession {
     if (reason) this.settle(reason);
   }
 
-  private settle(reason: WaitReason): void {
+  private settle(why: WaitReason): void {
     const a = this.active;
     if (!a) return;
+    // The send's own prompt marker came before its time ran out (its facts were still on their
+    // way): the command line has finished, and its exit code is this result's.
+    this.view.parseHeld();
+    const reason = why === 'timeout' && !a.owed && this.prompts.ownPrompt(a) !== null ? 'stdin_read' : why;
     this.active = null;
     clearTimeout(a.timer);
     this.poller.stop();

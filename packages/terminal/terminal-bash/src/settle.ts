@@ -44,8 +44,11 @@ export function settledTexts(
   const redrawn = view.alternate ? null : rewrittenFrom(view, a.shot);
   if (redrawn && view.offset(redrawn) < view.offset(from)) from = redrawn;
   else if (redrawn) view.forget(redrawn);
-  // Without its prompt, the send shows the whole row the cursor is on (the rest of a match, a hint).
-  const end: Mark = m ? m.at : view.markAt(view.cursor().row, Number.POSITIVE_INFINITY);
+  // Without its prompt, the send shows the whole row the cursor is on (the rest of a match, a hint),
+  // as it is now: what is printed on that row later is the next result's (a mark at the row's end
+  // would take it too, and the next send would start past it).
+  const row = view.cursor().row;
+  const end: Mark = m ? m.at : view.markAt(row, view.liveRow(row)?.length ?? Number.POSITIVE_INFINITY);
   // Output that came after the send began but before the shell read its line belongs to `earlier`.
   const earlier = a.readyAt ? { ...a.earlier, ...earlierText(view, lastEnd, a.readyAt) } : a.earlier;
   if (typeof lastEnd !== 'number') view.forget(lastEnd);

@@ -94,6 +94,29 @@ describe('redraws and what a send says', () => {
     expect((await sh.send('echo again')).previousExitCode).toBeNull();
   });
 
+  it("a command that ends at its send's deadline is told once: its output, then its exit code", async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    // Deadlines just before, at and after the command's end: the output, the prompt marker and the
+    // foreground facts (across a channel, a look behind) arrive in some order around the timeout.
+    for (const t of [980, 995, 1000, 1004, 1008, 1012, 1020, 1040]) {
+      const first = await sh.send('sleep 1; echo done; false', t);
+      const results = [first];
+      if (first.reason === 'timeout') {
+        // Once its prompt is back (the screen only), a wait hands back what the send had not shown.
+        await waitFor(() => /\n\$ $/.test(`${r.terminals.screen(r.me, sh.id).text} `), 'the prompt back');
+        results.push(await r.terminals.send(r.me, sh.id, { text: '', keys: [], submit: false, timeoutMs: 5_000 }));
+      }
+      const told = results.map((x) => `${x.earlier}\n${x.output}`).join('\n');
+      expect(told.match(/done/g), `deadline ${t}: ${JSON.stringify(results)}`).toHaveLength(1);
+      expect(told, `deadline ${t}`).not.toMatch(/\$/); // no prompt in the text
+      const codes = results.flatMap((x) => [x.commandExitCode, x.previousExitCode]).filter((c) => c !== null);
+      expect(codes, `deadline ${t}: ${JSON.stringify(results)}`).toEqual([1]);
+      expect(results.at(-1)).toMatchObject({ atPrompt: true, commandLine: null });
+      expect(await sh.send('echo n')).toMatchObject({ output: 'n\n', commandExitCode: 0, previousExitCode: null });
+    }
+  });
+
   it('a cancel right after a command ended on its own finds the shell idle at its prompt', async () => {
     const r = await termRig();
     const sh = await r.shell();
