@@ -54,7 +54,7 @@ export interface ActiveSend {
   /** A cancel came while input was still being typed: the rest of it is dropped. */
   abandoned: boolean;
   /** What was printed while no send waited, before this one (and how an owed command ended). */
-  earlier: { earlier: string; earlierOmitted: number; previousExitCode: number | null };
+  earlier: { earlier: string; earlierOmitted: number; earlierOffset: number | null; previousExitCode: number | null };
   timer: NodeJS.Timeout;
   /** When `timer` settles it (`Date.now()` time); a cancel may bring it closer. */
   deadlineAt: number;

@@ -3,7 +3,9 @@
  * counted since the session began (so a count of what was dropped is always exact).
  */
 
-/** A bounded text buffer: keeps the last `maxChars` characters, counts all of them. */
+const LF = 10;
+
+/** A bounded text buffer: keeps the last `maxChars` characters (from a line's start), counts all of them. */
 export class Scrollback {
   private text = '';
   private total = 0;
@@ -16,9 +18,19 @@ export class Scrollback {
     return this.total;
   }
 
-  /** Oldest offset still kept. */
+  /**
+   * Oldest offset still kept: the start of the first whole line within the last `maxChars`
+   * characters (a line's tail read alone looks like a value of its own: `6271` of `56271`); the
+   * cut itself when one line fills them all.
+   */
   get start(): number {
-    return this.total - Math.min(this.text.length, this.maxChars);
+    const cut = this.total - Math.min(this.text.length, this.maxChars);
+    const kept = this.total - this.text.length;
+    if (cut === kept) return cut; // nothing dropped yet
+    const at = cut - kept; // the trim keeps the character before the cut: whether a line ends there is known
+    if (this.text.charCodeAt(at - 1) === LF) return cut;
+    const lf = this.text.indexOf('\n', at);
+    return lf < 0 || lf + 1 >= this.text.length ? cut : kept + lf + 1;
   }
 
   /** True once a row was appended (the next unwrapped row starts with a line break). */
@@ -30,7 +42,8 @@ export class Scrollback {
     if (chunk === '') return;
     this.text += chunk;
     this.total += chunk.length;
-    if (this.text.length > this.maxChars * 2) this.text = this.text.slice(this.text.length - this.maxChars); // amortized trim
+    // Amortized trim, keeping one character before the cut (see start).
+    if (this.text.length > this.maxChars * 2) this.text = this.text.slice(this.text.length - this.maxChars - 1);
   }
 
   /** `count` screen rows, already joined: each unwrapped row after the first row ever starts with a line break. */

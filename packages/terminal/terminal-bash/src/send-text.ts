@@ -40,11 +40,14 @@ export function earlierText(
   view: Screen,
   from: Mark | number,
   upTo: Mark,
-): { earlier: string; earlierOmitted: number } {
+): { earlier: string; earlierOmitted: number; earlierOffset: number | null } {
+  const start = typeof from === 'number' ? from : view.offset(from);
   const got = view.text(from, upTo);
   const { text: raw, lost } = dropPartialLine(got.text, got.lost);
-  const text = raw.replace(PROMPT_AT_START, '').replace(PROMPT_AT_END, '');
-  return { earlier: text.trim() === '' ? '' : text.replace(/\s+$/, ''), earlierOmitted: lost };
+  const prompt = PROMPT_AT_START.exec(raw)?.[0].length ?? 0;
+  const text = raw.slice(prompt).replace(PROMPT_AT_END, '');
+  if (text.trim() === '') return { earlier: '', earlierOmitted: lost, earlierOffset: null };
+  return { earlier: text.replace(/\s+$/, ''), earlierOmitted: lost, earlierOffset: start + lost + prompt };
 }
 
 /** The facts of a result besides its core. */
@@ -55,6 +58,7 @@ export type ResultExtras = Partial<
     | 'omitted'
     | 'earlier'
     | 'earlierOmitted'
+    | 'earlierOffset'
     | 'atPrompt'
     | 'commandLine'
     | 'previousExitCode'
@@ -77,6 +81,7 @@ export function sendResult(
     omitted: 0,
     earlier: '',
     earlierOmitted: 0,
+    earlierOffset: null,
     atPrompt: false,
     commandLine: null,
     previousExitCode: null,

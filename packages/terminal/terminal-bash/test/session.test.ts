@@ -16,6 +16,7 @@ describe('persistent bash sessions (real PTYs)', () => {
       omitted: 0,
       earlier: '',
       earlierOmitted: 0,
+      earlierOffset: null,
       atPrompt: true,
       commandLine: null,
       previousExitCode: null,

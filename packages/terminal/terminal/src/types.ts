@@ -53,6 +53,8 @@ export interface SendResult {
   earlier: string;
   /** Characters printed while no send waited that the transcript no longer holds (exact). */
   earlierOmitted: number;
+  /** Where `earlier` begins in the scrollback (a page there reads it whole), null when nothing was printed. */
+  earlierOffset: number | null;
   /** The session itself: still running, or its top process exited. */
   state: 'running' | 'exited';
   /** Exit code of this send's command, from the prompt marker that followed its own input (null: none ran, or not known). */

@@ -120,12 +120,15 @@ export function capOutput(r: Shown): string {
   return shownOutput(r).text;
 }
 
-/** Between-send output's tail within the cap; what it left out is told (its start is gone from the transcript, or cut here). */
-function earlierTail(text: string, gone: number): string {
+/**
+ * Between-send output's tail within the cap, repeated lines collapsed; what it left out is told
+ * (its start gone from the transcript, or cut here: then read from scrollback offset `from`).
+ */
+function earlierTail(text: string, gone: number, from: number | null): string {
   const cut = tailCut(text, EARLIER_MAX_CHARS);
   const notShown = gone + cut;
-  const shown = text.slice(cut);
-  return notShown > 0 ? `${notShownNote('it', notShown, gone, null)}\n${shown}` : shown;
+  const shown = collapseRepeats(text.slice(cut));
+  return notShown > 0 ? `${notShownNote('it', notShown, gone, from)}\n${shown}` : shown;
 }
 
 /** The whole text of a send's result. */
@@ -134,7 +137,7 @@ export function renderSend(id: string, r: SendResult, timeoutMs: number, waitOnl
   const printed = r.earlier !== '' || r.earlierOmitted > 0;
   if (printed || r.previousExitCode !== null) {
     const lines = ['[printed since your last send:]'];
-    if (printed) lines.push(earlierTail(r.earlier, r.earlierOmitted));
+    if (printed) lines.push(earlierTail(r.earlier, r.earlierOmitted, r.earlierOffset));
     if (r.previousExitCode !== null) {
       lines.push(`[the command your earlier send left running has finished; exit code: ${r.previousExitCode}]`);
     }

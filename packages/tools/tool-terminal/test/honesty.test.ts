@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolResult } from '@dsh/core';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../../../test/support.js';
 import { rig as tools } from './rig.js';
 
 async function rig() {
@@ -16,7 +17,8 @@ async function rig() {
     c.tools.call(agent, 'terminal_send', { terminal_id: id, ...args }, options);
   const call = (tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
     c.tools.call(agent, tool, { terminal_id: id, ...args });
-  return { send, call, workspace };
+  const list = (): Promise<ToolResult> => c.tools.call(agent, 'terminal_list', {});
+  return { send, call, list, workspace };
 }
 
 describe('terminal_send tells where input went', () => {
@@ -95,6 +97,20 @@ describe('terminal_send tells where input went', () => {
     const cancel = await r.call('terminal_cancel', {});
     expect(cancel.text).toMatch(/\[interrupted; ready at the prompt; exit code: 130\]$/);
     expect(flood.text.length + cancel.text.length).toBeLessThan(4_000);
+    // What a flood printed while no send waited is told as briefly, collapsed, and its cut names a
+    // page that reads it.
+    const burst = await r.send({ input: 'yes | head -n 200000; sleep 30', timeout_ms: 100 });
+    expect(burst.data).toMatchObject({ reason: 'timeout' });
+    await waitFor(async () => /sleep 30/.test((await r.list()).text), 'the burst printed');
+    const stopped = await r.call('terminal_cancel', {});
+    expect(stopped.text.length).toBeLessThan(2_000);
+    const head =
+      /^\[printed since your last send:\]\n\[\d+ earlier characters of it not shown; terminal_read offset (\d+) reads the \d+ still kept[^\]]*\]\ny\n\[the line above \d+ more times\]\n/.exec(
+        stopped.text,
+      );
+    expect(head, stopped.text).not.toBeNull();
+    const page = await r.call('terminal_read', { offset: Number(head?.[1]), limit: 10 });
+    expect(page.text.startsWith('y\ny\ny\ny\ny\n')).toBe(true);
     const after = await r.send({ input: 'printf "a\\na\\na\\na\\nb\\n"' });
     expect(after.text).toMatch(/^a\n\[the line above 3 more times\]\nb\n/);
   });

@@ -159,11 +159,19 @@ describe('terminal tools', () => {
     let before = 0;
     for (let i = 1; i < firstShown; i++) before += String(i).length + 1;
     expect(before).toBe(notShown);
-    // The offset promised is still kept, and reads on exactly where the gone part ends.
+    // The offset promised is still kept, and reads on exactly where the gone part ends: at a line's
+    // start (a line's tail alone, `6271` of `56271`, reads like a value of its own).
     const page = await r.call('terminal_read', { terminal_id: id, offset: from, limit: 30 });
     expect(page.text).not.toMatch(/no longer kept/);
     const full = Array.from({ length: 200_000 }, (_, k) => `${k + 1}\n`).join('');
+    expect(full[gone - 1]).toBe('\n');
     expect(page.text.startsWith(full.slice(gone, gone + 20))).toBe(true);
+    const firstKept = Number(page.text.split('\n')[0]);
+    expect(full.slice(0, gone).endsWith(`\n${firstKept - 1}\n`)).toBe(true);
+    // Read from the start: the page says the earlier output is gone and begins at that same line.
+    const fromZero = await r.call('terminal_read', { terminal_id: id, offset: 0, limit: 30 });
+    expect(fromZero.text).toMatch(/earlier output is no longer kept/);
+    expect(fromZero.text.startsWith(`${firstKept}\n${firstKept + 1}\n`)).toBe(true);
   });
 
   it('teardown closes every terminal and leaves no process', async () => {
