@@ -21,6 +21,7 @@ function result(r: Partial<SendResult>): SendResult {
     omitted: 0,
     earlier: '',
     earlierOmitted: 0,
+    earlierOffset: null,
     atPrompt: true,
     commandLine: null,
     previousExitCode: null,
