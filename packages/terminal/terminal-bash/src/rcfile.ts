@@ -7,6 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { DshError } from '@dsh/core';
 import { type SubprocessRuntime, smallSpec } from '@dsh/subprocess';
 
+/** What follows ESC in {@link REDRAW_KEY}: a CSI sequence no terminal sends for a key. */
+const REDRAW_KEY_BODY = '[99999~';
+/**
+ * The key the rc binds to readline's redraw-current-line. A send types it first when something
+ * was printed at the prompt after readline began to read (a job's "Done"): readline would
+ * otherwise draw the line where it believes the cursor is (the garbled `trtrue`).
+ */
+export const REDRAW_KEY = `\x1b${REDRAW_KEY_BODY}`;
+
+/** The prompt (PS1), without its trailing blank. */
+export const PROMPT_TEXT = '$';
+
 /** A per-session secret that only the shell's own prompt hook prints. */
 export function newNonce(): string {
   return randomBytes(16).toString('hex');
@@ -19,7 +31,11 @@ export function rcText(nonce: string): string {
     'set +H', // no history expansion: a "!" in a command means "!", as in a script
     'set -b', // a job's end is told when it ends (between sends too), not at the prompt after the next command
     "bind 'set enable-bracketed-paste on' 2>/dev/null", // input arrives as one paste; ?2004l marks its acceptance
-    "PS1='$ '",
+    // A key no keyboard sends that redraws the prompt's line where the cursor is: a job's end told
+    // (set -b) while readline reads moves the cursor under readline's feet (see REDRAW_KEY).
+    `bind '"\\e${REDRAW_KEY_BODY}": redraw-current-line' 2>/dev/null`,
+    `bind -m vi-insert '"\\e${REDRAW_KEY_BODY}": redraw-current-line' 2>/dev/null`,
+    `PS1='${PROMPT_TEXT} '`,
     `PS2='\\[\\e]133;S;${nonce}\\a\\]'`, // invisible; tells that the shell waits for the rest of a command
     `__dsh_nonce='${nonce}'`,
     '__dsh_seq=0',

@@ -39,7 +39,7 @@ import { writePaced } from './paced-writer.js';
 import { PersonKeys } from './person-keys.js';
 import { Poller } from './poller.js';
 import { PromptWatch } from './prompt-watch.js';
-import { continuationPayload } from './rcfile.js';
+import { continuationPayload, PROMPT_TEXT, REDRAW_KEY } from './rcfile.js';
 import { type ActiveSend, commandLine, decide, exitCodes, newActiveSend } from './readiness.js';
 import { shoot } from './rewrites.js';
 import { type Mark, Screen } from './screen.js';
@@ -76,6 +76,8 @@ export class BashSession implements TerminalSession {
   /** Parse order of the line editor's last reading begun, and of its last line accepted. */
   private readyOrder = -1;
   private acceptOrder = -1;
+  /** Where the line editor last began to read (what follows is its prompt, and what is typed). */
+  private lastReady: Mark | null = null;
   /** A send's wait for fresh foreground facts, before it begins. */
   private starting: Promise<unknown> | null = null;
   /** The exit code of a command that finished while no send waited (told to the next send). */
@@ -125,6 +127,8 @@ export class BashSession implements TerminalSession {
         this.editor.set(true);
         this.editorOrder = at.order;
         this.readyOrder = at.order;
+        if (this.lastReady) this.view.forget(this.lastReady);
+        this.lastReady = this.view.markAt(at.row, at.col);
         this.editorAt = Date.now();
         // What the shell printed after its prompt marker and before it read this send's line (a
         // job's "Done", a prompt hook's output) was printed while no send waited: it is `earlier`.
@@ -256,11 +260,13 @@ export class BashSession implements TerminalSession {
     if (this.starting === starting) this.starting = null;
     if (this.exited || this.closing) return this.result('session_exited', '', false);
     const toShell = !this.owed && !this.view.alternate && this.atShell(facts);
-    const { payload } = sendPayload(input, {
+    const sent = sendPayload(input, {
       toShell,
       applicationCursor: this.view.applicationCursor,
       bracketedPaste: this.view.bracketedPaste,
     });
+    // Printed at the prompt while readline read (a job's end): it redraws the line first.
+    const payload = toShell && sent.payload !== '' && this.promptDisplaced() ? REDRAW_KEY + sent.payload : sent.payload;
     if (payload === '' && toShell) return this.idleWait(); // a wait, and nothing runs
     // Whether pasted or typed (keys, Up + Enter), input at the prompt runs once the shell accepts the line.
     const emptyLine = toShell && input.text.trim() === '' && input.keys.length === 0;
@@ -276,6 +282,13 @@ export class BashSession implements TerminalSession {
   private freshFacts(timeoutMs: number): Promise<ForegroundFacts> {
     const since = () => Math.max(this.prompts.wallAt, this.editorAt);
     return factsSince(this.handle, since, Math.min(FRESH_FACTS_MAX_MS, timeoutMs / 2));
+  }
+
+  /** Whether more than the prompt was printed since the line editor last began to read (and read nothing yet). */
+  private promptDisplaced(): boolean {
+    const ready = this.lastReady;
+    if (ready === null || this.acceptOrder > this.readyOrder) return false;
+    return this.view.text(ready, this.view.end).text.replace(/ +$/, '') !== PROMPT_TEXT;
   }
 
   /** A send that types nothing while the shell idles at its prompt: what was printed since the last send. */

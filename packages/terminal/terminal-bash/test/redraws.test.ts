@@ -117,6 +117,21 @@ describe('redraws and what a send says', () => {
     }
   });
 
+  it("a job's end told at the prompt leaves the next command line whole", async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    await sh.send('sleep 0.3 &');
+    // The shell tells the end while readline reads (set -b): readline would then draw the next line
+    // where it believes the cursor is (`»tr«true` on the screen, `trtrue` in the scrollback).
+    await waitFor(() => /Done +sleep 0\.3\n?$/.test(r.terminals.screen(r.me, sh.id).text), 'the Done notice');
+    const next = await sh.send('true');
+    expect(next).toMatchObject({ output: '', commandExitCode: 0 });
+    expect(next.earlier).toMatch(/^\[1\]\+ +Done +sleep 0\.3$/);
+    await waitFor(() => /\n\$ true\n\$$/.test(r.terminals.screen(r.me, sh.id).text), 'the line drawn whole');
+    expect(r.terminals.screen(r.me, sh.id).marked).not.toMatch(/»/);
+    expect(r.terminals.scrollback(r.me, sh.id, { offset: 0, limit: 10_000 }).text).toMatch(/\n\$ true\n\$ $/);
+  });
+
   it('a cancel right after a command ended on its own finds the shell idle at its prompt', async () => {
     const r = await termRig();
     const sh = await r.shell();
