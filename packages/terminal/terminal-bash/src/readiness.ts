@@ -35,6 +35,8 @@ export interface ActiveSend {
   toShell: boolean;
   /** The program that held the terminal when the input was typed (its command line), when it was not the shell's prompt. */
   heldBy: string | null;
+  /** The command line it types at the prompt, when it is one (not keys). */
+  line: string | null;
   /** It types nothing: it waits for output or readiness. */
   waitOnly: boolean;
   /** Where the shell accepted the line (paste mode off), once seen. */
@@ -133,7 +135,7 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
 export function newActiveSend(
   at: Pick<
     ActiveSend,
-    'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'heldBy' | 'waitOnly' | 'owed' | 'deadlineAt'
+    'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'heldBy' | 'line' | 'waitOnly' | 'owed' | 'deadlineAt'
   >,
   input: { payload: string; cancelled: boolean; earlier: ActiveSend['earlier'] },
   timer: NodeJS.Timeout,

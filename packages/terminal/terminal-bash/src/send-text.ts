@@ -64,6 +64,7 @@ export type ResultExtras = Partial<
     | 'previousExitCode'
     | 'inputTo'
     | 'programExitCode'
+    | 'programLine'
     | 'knownPrompt'
     | 'omittedGone'
     | 'cursor'
@@ -87,6 +88,7 @@ export function sendResult(
     previousExitCode: null,
     inputTo: null,
     programExitCode: null,
+    programLine: null,
     knownPrompt: null,
     omittedGone: 0,
     cursor: null,

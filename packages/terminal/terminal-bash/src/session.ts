@@ -38,6 +38,7 @@ import { LineEditor, SHELL_READ_WAIT_MS } from './line-editor.js';
 import { writePaced } from './paced-writer.js';
 import { PersonKeys } from './person-keys.js';
 import { Poller } from './poller.js';
+import { endsWithProgram } from './program-line.js';
 import { PromptWatch } from './prompt-watch.js';
 import { continuationPayload, PROMPT_TEXT, REDRAW_KEY } from './rcfile.js';
 import { type ActiveSend, commandLine, decide, exitCodes, newActiveSend } from './readiness.js';
@@ -76,6 +77,10 @@ export class BashSession implements TerminalSession {
   /** Parse order of the line editor's last reading begun, and of its last line accepted. */
   private readyOrder = -1;
   private acceptOrder = -1;
+  /** The shell's own line editor reads (it began to after the latest prompt, and accepted nothing since). */
+  private shellReading = false;
+  /** The last command line a send typed at the prompt (null: typed otherwise, by keys or a person). */
+  private lastLine: string | null = null;
   /** Where the line editor last began to read (what follows is its prompt, and what is typed). */
   private lastReady: Mark | null = null;
   /** A send's wait for fresh foreground facts, before it begins. */
@@ -116,6 +121,13 @@ export class BashSession implements TerminalSession {
       },
       accept: (at) => {
         this.editor.set(false);
+        // The shell's own line editor accepted a line: the send's, or one typed otherwise (not
+        // known). A program's paste mode switching (vim's) is not the shell's.
+        if (this.shellReading) {
+          const sending = this.active;
+          this.lastLine = sending?.toShell && sending.line !== null ? sending.line : null;
+        }
+        this.shellReading = false;
         this.editorOrder = at.order;
         this.acceptOrder = at.order;
         this.editorAt = Date.now();
@@ -127,8 +139,13 @@ export class BashSession implements TerminalSession {
         this.editor.set(true);
         this.editorOrder = at.order;
         this.readyOrder = at.order;
-        if (this.lastReady) this.view.forget(this.lastReady);
-        this.lastReady = this.view.markAt(at.row, at.col);
+        // The shell's line editor when it is the first to read since the latest prompt (a program
+        // it runs switches paste mode only after the shell accepted the line that ran it).
+        this.shellReading = this.acceptOrder < (this.prompts.latest?.at.order ?? -1);
+        if (this.shellReading) {
+          if (this.lastReady) this.view.forget(this.lastReady);
+          this.lastReady = this.view.markAt(at.row, at.col);
+        }
         this.editorAt = Date.now();
         // What the shell printed after its prompt marker and before it read this send's line (a
         // job's "Done", a prompt hook's output) was printed while no send waited: it is `earlier`.
@@ -275,7 +292,8 @@ export class BashSession implements TerminalSession {
     const program = !toShell && payload !== '' && !this.atShell(facts);
     const heldBy = program ? (facts.command ?? 'the program in the foreground') : null;
     const timeoutMs = Math.max(1, input.timeoutMs - (Date.now() - askedAt)); // the wait for facts is part of the send's time
-    return this.begin(payload, toShell, timeoutMs, false, emptyLine, heldBy);
+    const line = toShell && sent.command ? input.text.replace(/\n$/, '') : null;
+    return this.begin(payload, toShell, timeoutMs, false, emptyLine, heldBy, line);
   }
 
   /** Foreground facts observed after the shell's latest prompt or line editor event (waiting at most a part of `timeoutMs`). */
@@ -287,7 +305,7 @@ export class BashSession implements TerminalSession {
   /** Whether more than the prompt was printed since the line editor last began to read (and read nothing yet). */
   private promptDisplaced(): boolean {
     const ready = this.lastReady;
-    if (ready === null || this.acceptOrder > this.readyOrder) return false;
+    if (ready === null || !this.shellReading) return false;
     return this.view.text(ready, this.view.end).text.replace(/ +$/, '') !== PROMPT_TEXT;
   }
 
@@ -350,6 +368,7 @@ export class BashSession implements TerminalSession {
     cancelled: boolean,
     emptyLine = false,
     heldBy: string | null = null,
+    line: string | null = null,
   ): Promise<SendResult> {
     const start = this.view.mark();
     const earlier = { ...earlierText(this.view, this.lastEnd, start), previousExitCode: this.lateExit };
@@ -362,6 +381,7 @@ export class BashSession implements TerminalSession {
         emptyLine,
         toShell,
         heldBy,
+        line,
         waitOnly: payload === '' && !cancelled,
         owed: this.owed,
         deadlineAt: Date.now() + timeoutMs,
@@ -457,6 +477,10 @@ export class BashSession implements TerminalSession {
       this.result(reason, got.text, a.cancelled, exitCode, {
         inputTo: a.heldBy,
         programExitCode: codes.programExitCode,
+        programLine:
+          codes.programExitCode !== null && a.heldBy !== null && !endsWithProgram(this.lastLine, a.heldBy)
+            ? (this.lastLine ?? 'not known')
+            : null,
         knownPrompt:
           m || reason === 'session_exited' ? null : knownPrompt(this.view.snapshot().text, this.foreground()),
         ...got.earlier,

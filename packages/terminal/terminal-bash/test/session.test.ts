@@ -26,6 +26,7 @@ describe('persistent bash sessions (real PTYs)', () => {
       cancelled: false,
       inputTo: null,
       programExitCode: null,
+      programLine: null,
       knownPrompt: null,
       omittedGone: 0,
       outputOffset: expect.any(Number),

@@ -80,6 +80,12 @@ export interface SendResult {
   inputTo: string | null;
   /** With `inputTo`: the exit code of that program, when it ended during this send (the prompt that followed is its). */
   programExitCode: number | null;
+  /**
+   * With `programExitCode`: the command line that ran the program when the program was not its
+   * last command (`python3; echo rc=$?`, `git commit` running an editor); the code is then that
+   * line's status (its last command's), not necessarily the program's. Null otherwise.
+   */
+  programLine: string | null;
   /** A known prompt the screen shows (vim's hit-enter, a pager's end) and the keys that continue past it. */
   knownPrompt: { prompt: string; keys: string[] } | null;
 }

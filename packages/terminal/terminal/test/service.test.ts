@@ -31,6 +31,7 @@ function result(r: Partial<SendResult>): SendResult {
     cancelled: false,
     inputTo: null,
     programExitCode: null,
+    programLine: null,
     knownPrompt: null,
     omittedGone: 0,
     outputOffset: null,

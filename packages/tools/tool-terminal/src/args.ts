@@ -107,6 +107,7 @@ export const sendOutput = z.object({
   omitted_gone: z.number().int().optional(),
   input_to: z.string().nullable().optional(),
   program_exit_code: z.number().int().nullable().optional(),
+  program_line: z.string().nullable().optional(),
   timeout_cut_to_ms: z.number().int().optional(),
 });
 /** `data` of terminal_read. */

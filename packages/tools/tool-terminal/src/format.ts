@@ -15,6 +15,9 @@ export function statusLine(id: string, r: SendResult, timeoutMs: number, waitOnl
   const interrupted = r.cancelled ? 'interrupted; ' : '';
   switch (r.reason) {
     case 'stdin_read':
+      if (r.inputTo !== null && r.programExitCode !== null && r.commandExitCode === null && r.programLine !== null) {
+        return `[${r.inputTo} read your input and has exited; the command line that ran it (${r.programLine}) finished with exit code ${r.programExitCode}, which is its last command's status, not necessarily ${r.inputTo}'s; the shell is at its prompt and ran none of your input as a command]`;
+      }
       if (r.inputTo !== null && r.programExitCode !== null && r.commandExitCode === null) {
         return `[${r.inputTo} read your input and has exited (exit code ${r.programExitCode}); the shell is at its prompt and ran none of your input as a command]`;
       }

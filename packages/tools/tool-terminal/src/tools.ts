@@ -153,6 +153,7 @@ export function createTerminalTools(options: { workspace: string }): ToolDefinit
             omitted_gone: r.omittedGone,
             input_to: r.inputTo,
             program_exit_code: r.programExitCode,
+            program_line: r.programLine,
             ...(timeoutMs < asked ? { timeout_cut_to_ms: timeoutMs } : {}),
           },
         };

@@ -42,6 +42,26 @@ describe('terminal_send tells where input went', () => {
     expect(quit.data).toMatchObject({ exit_code: null, program_exit_code: 0 });
   });
 
+  it("a program's exit is its own only when it ended its command line: python3; echo rc=$?", async () => {
+    const r = await rig();
+    await r.send({ input: 'python3 -q; echo after=$?' });
+    const quit = await r.send({ input: 'import sys; sys.exit(4)' });
+    expect(quit.text).toContain('after=4');
+    expect(quit.text).toMatch(
+      /\[(\S*python3) -q read your input and has exited; the command line that ran it \(python3 -q; echo after=\$\?\) finished with exit code 0, which is its last command's status, not necessarily \1 -q's;/,
+    );
+    expect(quit.data).toMatchObject({
+      exit_code: null,
+      program_exit_code: 0,
+      program_line: 'python3 -q; echo after=$?',
+    });
+    // Run alone, its code is its own.
+    await r.send({ input: 'python3 -q' });
+    const alone = await r.send({ input: 'import sys; sys.exit(3)' });
+    expect(alone.text).toMatch(/\[\S*python3 -q read your input and has exited \(exit code 3\)/);
+    expect(alone.data).toMatchObject({ program_exit_code: 3, program_line: null });
+  });
+
   it('a send to a shell that had exited is an error; the send that ended it is not', async () => {
     const r = await rig();
     const ended = await r.send({ input: 'exit 4' });
@@ -99,7 +119,7 @@ describe('terminal_send tells where input went', () => {
     expect(flood.text.length + cancel.text.length).toBeLessThan(4_000);
     // What a flood printed while no send waited is told as briefly, collapsed, and its cut names a
     // page that reads it.
-    const burst = await r.send({ input: 'yes | head -n 200000; sleep 30', timeout_ms: 100 });
+    const burst = await r.send({ input: 'sleep 0.5; yes | head -n 200000; sleep 30', timeout_ms: 100 });
     expect(burst.data).toMatchObject({ reason: 'timeout' });
     await waitFor(async () => /sleep 30/.test((await r.list()).text), 'the burst printed');
     const stopped = await r.call('terminal_cancel', {});
