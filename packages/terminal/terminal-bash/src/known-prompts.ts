@@ -9,6 +9,8 @@ interface KnownPrompt {
   line: RegExp;
   prompt: string;
   keys: string[];
+  /** Only while a program whose command line matches this holds the terminal. */
+  program?: RegExp;
 }
 
 /** The prompts recognised, first match wins. */
@@ -17,6 +19,13 @@ const KNOWN_PROMPTS: readonly KnownPrompt[] = [
   { line: /^\(END\)\s*$/, prompt: "the pager's end of the text", keys: ['q'] },
   { line: /^--More--/, prompt: "the pager's More prompt", keys: ['Space'] },
   { line: /^-- More --/, prompt: "the pager's More prompt", keys: ['Space'] },
+  // A block typed without its closing empty line: the next input would be read as part of it.
+  {
+    line: /^\.\.\. ?$/,
+    prompt: "the Python REPL's continuation prompt (a block is still open)",
+    keys: ['Enter'],
+    program: /(?:^|\/)python[\d.]*(?:\s|$)/,
+  },
 ];
 
 /**
@@ -27,6 +36,6 @@ export function knownPrompt(screen: string, program: string | null): { prompt: s
   if (program === null) return null;
   const lines = screen.split('\n').filter((l) => l.trim() !== '');
   const last = lines[lines.length - 1] ?? '';
-  const hit = KNOWN_PROMPTS.find((p) => p.line.test(last));
+  const hit = KNOWN_PROMPTS.find((p) => p.line.test(last) && (p.program === undefined || p.program.test(program)));
   return hit ? { prompt: hit.prompt, keys: hit.keys } : null;
 }

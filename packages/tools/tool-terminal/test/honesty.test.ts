@@ -62,6 +62,18 @@ describe('terminal_send tells where input went', () => {
     expect(alone.data).toMatchObject({ program_exit_code: 3, program_line: null });
   });
 
+  it('a Python block left open is told, with the key that closes it', async () => {
+    const r = await rig();
+    await r.send({ input: 'python3 -q' });
+    const open = await r.send({ input: 'def f(x):\n    return x * 2' });
+    expect(open.text).toContain(
+      `[the screen shows the Python REPL's continuation prompt (a block is still open): terminal_send keys ["Enter"] to continue past it]`,
+    );
+    expect((await r.send({ keys: ['Enter'], submit: false })).text).not.toMatch(/continuation prompt/);
+    expect((await r.send({ input: 'print(f(21))' })).text).toMatch(/^print\(f\(21\)\)\n42\n/);
+    await r.send({ input: 'exit()' });
+  });
+
   it('a send to a shell that had exited is an error; the send that ended it is not', async () => {
     const r = await rig();
     const ended = await r.send({ input: 'exit 4' });
