@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import { isInside } from '@dsh/core';
 import { hostSocketArgs } from './host-sockets.js';
 import { IF_FILE, ifExists, kernelMaskArgs } from './kernel-masks.js';
-import { protectedPaths } from './protect.js';
+import { bindable, protectedPaths } from './protect.js';
 import type { ResolvedSandbox } from './types.js';
 
 /** Where the seccomp descriptor and the world's cgroup descriptor are filled in (see world.ts). */
@@ -109,7 +109,12 @@ export function fenceArgs(
     if (!root) continue;
     const between: string[] = [];
     for (let dir = dirname(path); dir !== root && isInside(dir, root); dir = dirname(dir)) between.unshift(dir);
-    for (const dir of between) args.push(...ifExists(`${dir}/.`, [self, dir, dir]));
+    // Never through a link that leads out of the roots (bubblewrap would bind where it points).
+    const local = input.local ?? true;
+    for (const dir of between) {
+      const at = local ? bindable(dir, root, roots) : dir;
+      if (at !== null) args.push(...ifExists(`${at}/.`, [self, at, at]));
+    }
     args.push(...deny(path));
   }
   // The composition's output copies: written by the world's server (through descriptors, when

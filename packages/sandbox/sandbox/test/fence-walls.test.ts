@@ -4,8 +4,8 @@
  * limits. Runs real bubblewrap worlds; a missing bubblewrap is a failure, not a skip.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { protectedPaths } from '@dsh/sandbox';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fenceRig } from './fence-support.js';
@@ -217,6 +217,50 @@ describe('files a person’s tools run later', () => {
     expect(readFileSync(join(repo, '.envrc'), 'utf8')).toBe('echo hi\n');
     expect(() => readFileSync(join(repo, '.git', 'hooks', 'pre-commit'))).toThrow();
     expect(execFileSync('git', ['-C', repo, 'log', '--oneline']).toString()).toMatch(/x/);
+  });
+
+  it('a link planted where a pinned or protected path is leads nowhere out of the workspace', async () => {
+    const ws = join(root, 'linked-ws');
+    const outside = join(root, 'outside-dir');
+    const hidden = join(root, 'hidden-file');
+    mkdirSync(ws);
+    mkdirSync(outside);
+    writeFileSync(hidden, 'SECRET-BEHIND-LINK');
+    mkdirSync(join(ws, 'vault'));
+    // One world plants relative links (bubblewrap resolves a bind's source on the host and its
+    // target in the new root: both land on the link's target)...
+    const plant = await confined(
+      `cd ${ws} && ln -s ${relative(ws, outside)} .git && ln -s ${relative(ws, hidden)} .envrc && rmdir vault && ln -s ${relative(ws, outside)} vault && echo PLANTED`,
+      { workspace: ws },
+    );
+    expect(plant.stdout).toBe('PLANTED\n');
+    // ...the next world must not bind where they point: the outside directory stays read-only,
+    // the hidden file hidden (armed: the host can write and read both).
+    const r = await confined(`cd ${ws}; echo pwned > ${outside}/via-git; cat .envrc; cat ${hidden}; echo done`, {
+      workspace: ws,
+      denyRead: [hidden, join(ws, 'vault', 'key')],
+    });
+    expect(r.stdout).toBe('done\n');
+    expect(r.stderr).toMatch(/via-git: Read-only file system/);
+    expect(existsSync(join(outside, 'via-git'))).toBe(false);
+    expect(r.stdout + r.stderr).not.toMatch(/SECRET/);
+  });
+
+  it('a .git file a command wrote names no directory to bind writable', async () => {
+    const ws = join(root, 'forged-ws');
+    const outside = join(root, 'forged-target');
+    mkdirSync(join(outside, 'worktrees', 'x'), { recursive: true });
+    mkdirSync(ws);
+    // Shaped like a linked worktree's (an `objects` store, `worktrees/x`), with no back-link to it.
+    mkdirSync(join(outside, 'objects'));
+    const plant = await confined(`cd ${ws} && printf 'gitdir: ${outside}/worktrees/x\n' > .git && echo PLANTED`, {
+      workspace: ws,
+    });
+    expect(plant.stdout).toBe('PLANTED\n');
+    expect(protectedPaths([ws]).writable).not.toContain(outside);
+    const r = await confined(`cd ${ws}; echo pwned > ${outside}/f; echo done`, { workspace: ws });
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(existsSync(join(outside, 'f'))).toBe(false);
   });
 
   it('a linked worktree binds the main repository’s store writable, its hooks and config not', () => {

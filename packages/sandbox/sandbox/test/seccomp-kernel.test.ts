@@ -177,6 +177,7 @@ const PROBES: readonly Probe[] = [
   { name: 'sched_setparam 2', perl: sc(142, 2, 0), filtered: 'EPERM' },
   { name: 'setpriority pid 2', perl: sc(141, 0, 2, 19), filtered: 'EPERM' },
   { name: 'setpriority pid -1', perl: sc(141, 0, -1, 19), filtered: 'EPERM' },
+  { name: 'ioprio_set pid 2 (idle class)', perl: sc(251, 1, 2, 3 << 13), filtered: 'EPERM' },
   // What stays allowed.
   { name: 'getpid', perl: sc(39), filtered: 'ok' },
   { name: 'personality (query)', perl: sc(135, 0xffff_ffff), filtered: 'ok' },
@@ -189,6 +190,7 @@ const PROBES: readonly Probe[] = [
   { name: 'pidfd_open self', perl: sc(434, SELF, 0), filtered: 'ok' },
   { name: 'prlimit64 self', perl: sc(302, 0, NOFILE, 0, 0), filtered: 'ok' },
   { name: 'setpriority self', perl: sc(141, 0, 0, 19), filtered: 'ok' },
+  { name: 'ioprio_set self (idle class)', perl: sc(251, 1, 0, 3 << 13), filtered: 'ok' },
 ];
 
 /** A Perl script that makes each probe's call in a child of its own (so no call changes the next) and prints `name, return, errno`. */

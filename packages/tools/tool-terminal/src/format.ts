@@ -146,8 +146,8 @@ export function renderSend(id: string, r: SendResult, timeoutMs: number, waitOnl
     }
     parts.push(`${lines.join('\n')}\n[this send:]`);
   }
-  const out = capOutput(r);
-  if (out !== '') parts.push(out.replace(/\n$/, ''));
+  const out = capOutput(r).replace(/\n$/, '');
+  if (out !== '') parts.push(out); // a program's last line end alone (vim's on exit) is no output
   if (r.inputTo !== null && r.programExitCode === null && !r.atPrompt && r.reason !== 'session_exited') {
     parts.push(`[your input went to ${r.inputTo}, which holds the terminal, not to the shell's prompt]`);
   }

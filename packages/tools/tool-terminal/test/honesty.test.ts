@@ -37,7 +37,7 @@ describe('terminal_send tells where input went', () => {
     await r.send({ keys: ['Escape'], submit: false });
     const quit = await r.send({ input: ':q!' });
     expect(quit.text).toMatch(
-      /\[vim -N -u NONE notes\.txt read your input and has exited \(exit code 0\); the shell is at its prompt and ran none of your input as a command\]$/,
+      /^\[vim -N -u NONE notes\.txt read your input and has exited \(exit code 0\); the shell is at its prompt and ran none of your input as a command\]$/,
     );
     expect(quit.data).toMatchObject({ exit_code: null, program_exit_code: 0 });
   });

@@ -10,6 +10,7 @@ import { escalationRows } from './escalation.js';
 import { withGaps } from './gaps.js';
 import { kernelKnobRows } from './kernel-knobs.js';
 import { kernelMaskedRows } from './kernel-masked.js';
+import { linkRows } from './links.js';
 import { machineryRows } from './machinery.js';
 import { modeRows } from './modes.js';
 import { networkByNameRows } from './network-by-name.js';
@@ -33,6 +34,7 @@ export const ROWS: readonly Row[] = withGaps([
   ...machineryRows,
   ...cgroupRows,
   ...plantedRows,
+  ...linkRows,
   ...escalationRows,
   ...credentialRows,
   ...modeRows,

@@ -84,6 +84,7 @@ export const SECCOMP_PID_ARGUMENT = {
   sched_setscheduler: 0,
   sched_setparam: 0,
   setpriority: 1,
+  ioprio_set: 1,
 } as const satisfies Partial<Record<X64Syscall, 0 | 1>>;
 
 const AIMED = 'when aimed at a protected process of the world (its machinery) or at every process (-1)';

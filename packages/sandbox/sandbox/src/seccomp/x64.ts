@@ -71,6 +71,7 @@ export const X64_SYSCALLS = {
   lookup_dcookie: 212,
   clock_settime: 227,
   tgkill: 234,
+  ioprio_set: 251,
   kexec_load: 246,
   add_key: 248,
   request_key: 249,
