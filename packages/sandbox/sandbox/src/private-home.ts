@@ -21,6 +21,7 @@ import {
   type Stats,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensurePrivateDir, isInside, sweepDeadDirs } from '@dsh/core';
@@ -37,6 +38,24 @@ export const STATE_PARENTS: readonly string[] = ['.local', '.local/share', '.loc
  * EROFS on every fetch): each world starts with an empty one of its own, and the tool fetches again.
  */
 export const FRESH_CACHES: readonly string[] = ['.npm'];
+
+/**
+ * The person's own typed history (commands with the secrets typed in them, files opened): each
+ * world starts with an empty one of its own, which its programs may write, instead of a copy.
+ */
+export const HISTORY_FILES: readonly string[] = [
+  '.bash_history',
+  '.zsh_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.rediscli_history',
+  '.lesshst',
+  '.viminfo',
+  '.local/share/fish/fish_history',
+];
 
 /** A private home made for one world. */
 export interface PrivateHome {
@@ -82,6 +101,7 @@ function seed(
     }
     try {
       if (st.isDirectory() && FRESH_CACHES.includes(relative(home, from))) mkdirSync(to, { mode: 0o700 });
+      else if (st.isFile() && HISTORY_FILES.includes(relative(home, from))) writeFileSync(to, '', { mode: 0o600 });
       else if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
       else if (st.isFile() && st.size <= PRIVATE_HOME_COPY_MAX_BYTES) copyFileSync(from, to);
       else {
