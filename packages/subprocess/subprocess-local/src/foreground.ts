@@ -134,12 +134,16 @@ function waitingOnTty(pid: number, tty: string): boolean | null {
   return readAny && !unknown ? false : null;
 }
 
+/** One argument as a shell would need it typed (quoted when it holds a blank or a special character). */
+const quoted = (arg: string): string => (/^[\w./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`);
+
+/** The foreground command as it would be typed: its arguments, quoted where needed. */
 function commandOf(pid: number): string | null {
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
       .split('\0')
       .filter((a) => a !== '');
-    if (argv.length > 0) return argv.join(' ');
+    if (argv.length > 0) return argv.map(quoted).join(' ');
     return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() || null;
   } catch {
     return null;

@@ -15,6 +15,17 @@ function seqChars(n: number): number {
 }
 
 describe('real programs behind the emulator', () => {
+  it('the foreground command reads as it would be typed: arguments with blanks quoted', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    const running = sh.send(`sh -c 'sleep 30; :' "it's"`, 60_000);
+    const want = `sh -c 'sleep 30; :' 'it'\\''s'`;
+    await waitFor(() => r.terminals.list(r.me)[0]?.foreground?.startsWith('sh '), 'sh in the foreground');
+    expect(r.terminals.list(r.me)[0]?.foreground).toBe(want);
+    await r.terminals.cancel(r.me, sh.id);
+    await running;
+  });
+
   it('vim: edit, :wq, then echo gets its own output and exit code; the screen shows the file', async () => {
     const r = await termRig();
     const sh = await r.shell();
