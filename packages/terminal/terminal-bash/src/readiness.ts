@@ -57,6 +57,11 @@ export interface ActiveSend {
   abandoned: boolean;
   /** What was printed while no send waited, before this one (and how an owed command ended). */
   earlier: { earlier: string; earlierOmitted: number; earlierOffset: number | null; previousExitCode: number | null };
+  /**
+   * Typed ahead while an earlier send's command still ran (`owed`): the exit code the prompt
+   * after that command carried, told as the earlier command's (null until that prompt came).
+   */
+  aheadExit: number | null;
   timer: NodeJS.Timeout;
   /** When `timer` settles it (`Date.now()` time); a cancel may bring it closer. */
   deadlineAt: number;
@@ -159,6 +164,7 @@ export function newActiveSend(
     cancelled: input.cancelled,
     abandoned: false,
     earlier: input.earlier,
+    aheadExit: null,
     timer,
     result,
     resolve,

@@ -113,10 +113,15 @@ export class BashSession implements TerminalSession {
           this.view.forget(at);
           return;
         }
-        if (this.prompts.parsed(payload, at, this.lastEnd) && !this.active && this.owed) {
+        if (!this.prompts.parsed(payload, at, this.lastEnd)) return;
+        const latest = this.prompts.latest;
+        const a = this.active;
+        if (!a && this.owed) {
           // The command an earlier send left running has finished: the shell is at its prompt again.
           this.owed = false;
-          this.lateExit = this.prompts.latest?.exitCode ?? null;
+          this.lateExit = latest?.exitCode ?? null;
+        } else if (a?.owed && latest && latest.seq === a.startSeq + 1) {
+          a.aheadExit = latest.exitCode; // this send was typed ahead: the first prompt ends the earlier command
         }
       },
       accept: (at) => {
@@ -484,6 +489,10 @@ export class BashSession implements TerminalSession {
         knownPrompt:
           m || reason === 'session_exited' ? null : knownPrompt(this.view.snapshot().text, this.foreground()),
         ...got.earlier,
+        // Typed ahead, and the shell read this send's line after the earlier command ended.
+        ...(got.earlier.previousExitCode === null && m !== null && m.seq > a.startSeq + 1 && a.aheadExit !== null
+          ? { previousExitCode: a.aheadExit }
+          : {}),
         screen: got.screen,
         cursor: got.cursor,
         omitted: got.lost,

@@ -132,6 +132,16 @@ describe('redraws and what a send says', () => {
     expect(r.terminals.scrollback(r.me, sh.id, { offset: 0, limit: 10_000 }).text).toMatch(/\n\$ true\n\$ $/);
   });
 
+  it('a line typed ahead of a running command: the earlier exit code is told, then the line’s', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect((await sh.send('sleep 0.5; echo slept; (exit 4)', 100)).reason).toBe('timeout');
+    const ahead = await sh.send('echo t');
+    expect(ahead).toMatchObject({ previousExitCode: 4, commandExitCode: 0, atPrompt: true });
+    expect(ahead.output).toMatch(/slept\n[\s\S]*\bt\n$/);
+    expect(await sh.send('echo n')).toMatchObject({ output: 'n\n', previousExitCode: null, commandExitCode: 0 });
+  });
+
   it('a cancel right after a command ended on its own finds the shell idle at its prompt', async () => {
     const r = await termRig();
     const sh = await r.shell();
