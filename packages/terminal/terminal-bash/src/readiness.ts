@@ -37,6 +37,8 @@ export interface ActiveSend {
   heldBy: string | null;
   /** The command line it types at the prompt, when it is one (not keys). */
   line: string | null;
+  /** What the command line held before this send typed its line there (null: nothing). */
+  linePrefix: string | null;
   /** It types nothing: it waits for output or readiness. */
   waitOnly: boolean;
   /** Where the shell accepted the line (paste mode off), once seen. */
@@ -140,7 +142,17 @@ export function decide(a: ActiveSend, e: Evidence, t: Timings): WaitReason | nul
 export function newActiveSend(
   at: Pick<
     ActiveSend,
-    'startSeq' | 'start' | 'shot' | 'emptyLine' | 'toShell' | 'heldBy' | 'line' | 'waitOnly' | 'owed' | 'deadlineAt'
+    | 'startSeq'
+    | 'start'
+    | 'shot'
+    | 'emptyLine'
+    | 'toShell'
+    | 'heldBy'
+    | 'line'
+    | 'linePrefix'
+    | 'waitOnly'
+    | 'owed'
+    | 'deadlineAt'
   >,
   input: { payload: string; cancelled: boolean; earlier: ActiveSend['earlier'] },
   timer: NodeJS.Timeout,

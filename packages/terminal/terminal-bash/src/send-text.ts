@@ -65,6 +65,7 @@ export type ResultExtras = Partial<
     | 'inputTo'
     | 'programExitCode'
     | 'programLine'
+    | 'linePrefix'
     | 'knownPrompt'
     | 'omittedGone'
     | 'cursor'
@@ -89,6 +90,7 @@ export function sendResult(
     inputTo: null,
     programExitCode: null,
     programLine: null,
+    linePrefix: null,
     knownPrompt: null,
     omittedGone: 0,
     cursor: null,

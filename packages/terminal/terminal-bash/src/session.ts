@@ -298,13 +298,25 @@ export class BashSession implements TerminalSession {
     const heldBy = program ? (facts.command ?? 'the program in the foreground') : null;
     const timeoutMs = Math.max(1, input.timeoutMs - (Date.now() - askedAt)); // the wait for facts is part of the send's time
     const line = toShell && sent.command ? input.text.replace(/\n$/, '') : null;
-    return this.begin(payload, toShell, timeoutMs, false, emptyLine, heldBy, line);
+    // A line that ends here (Enter) with text already on the shell's command line runs with it.
+    const prefix = payload.includes('\r') && this.atShell(facts) ? this.pendingLine() : null;
+    return this.begin(payload, toShell, timeoutMs, false, emptyLine, heldBy, line, prefix);
   }
 
   /** Foreground facts observed after the shell's latest prompt or line editor event (waiting at most a part of `timeoutMs`). */
   private freshFacts(timeoutMs: number): Promise<ForegroundFacts> {
     const since = () => Math.max(this.prompts.wallAt, this.editorAt);
     return factsSince(this.handle, since, Math.min(FRESH_FACTS_MAX_MS, timeoutMs / 2));
+  }
+
+  /** Text on the shell's command line after its prompt, typed since it began to read (null: none, or not known). */
+  private pendingLine(): string | null {
+    const ready = this.lastReady;
+    if (ready === null || !this.shellReading) return null;
+    const shown = this.view.text(ready, this.view.end).text;
+    if (!shown.startsWith(`${PROMPT_TEXT} `) || shown.includes('\n')) return null;
+    const typed = shown.slice(PROMPT_TEXT.length + 1).replace(/ +$/, '');
+    return typed === '' ? null : typed;
   }
 
   /** Whether more than the prompt was printed since the line editor last began to read (and read nothing yet). */
@@ -374,6 +386,7 @@ export class BashSession implements TerminalSession {
     emptyLine = false,
     heldBy: string | null = null,
     line: string | null = null,
+    linePrefix: string | null = null,
   ): Promise<SendResult> {
     const start = this.view.mark();
     const earlier = { ...earlierText(this.view, this.lastEnd, start), previousExitCode: this.lateExit };
@@ -387,6 +400,7 @@ export class BashSession implements TerminalSession {
         toShell,
         heldBy,
         line,
+        linePrefix,
         waitOnly: payload === '' && !cancelled,
         owed: this.owed,
         deadlineAt: Date.now() + timeoutMs,
@@ -482,6 +496,7 @@ export class BashSession implements TerminalSession {
       this.result(reason, got.text, a.cancelled, exitCode, {
         inputTo: a.heldBy,
         programExitCode: codes.programExitCode,
+        linePrefix: a.linePrefix,
         programLine:
           codes.programExitCode !== null && a.heldBy !== null && !endsWithProgram(this.lastLine, a.heldBy)
             ? (this.lastLine ?? 'not known')

@@ -27,6 +27,7 @@ describe('persistent bash sessions (real PTYs)', () => {
       inputTo: null,
       programExitCode: null,
       programLine: null,
+      linePrefix: null,
       knownPrompt: null,
       omittedGone: 0,
       outputOffset: expect.any(Number),

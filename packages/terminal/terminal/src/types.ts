@@ -86,6 +86,12 @@ export interface SendResult {
    * line's status (its last command's), not necessarily the program's. Null otherwise.
    */
   programLine: string | null;
+  /**
+   * Text the shell's command line already held when this send typed its command there (typed
+   * earlier without Enter, or a key meant for a program that had ended): the shell ran it
+   * together with this send's text, as one line. Null when the line was empty.
+   */
+  linePrefix: string | null;
   /** A known prompt the screen shows (vim's hit-enter, a pager's end) and the keys that continue past it. */
   knownPrompt: { prompt: string; keys: string[] } | null;
 }

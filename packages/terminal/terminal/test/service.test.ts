@@ -32,6 +32,7 @@ function result(r: Partial<SendResult>): SendResult {
     inputTo: null,
     programExitCode: null,
     programLine: null,
+    linePrefix: null,
     knownPrompt: null,
     omittedGone: 0,
     outputOffset: null,

@@ -151,6 +151,11 @@ export function renderSend(id: string, r: SendResult, timeoutMs: number, waitOnl
   if (r.inputTo !== null && r.programExitCode === null && !r.atPrompt && r.reason !== 'session_exited') {
     parts.push(`[your input went to ${r.inputTo}, which holds the terminal, not to the shell's prompt]`);
   }
+  if (r.linePrefix !== null) {
+    parts.push(
+      `[the command line already held ${JSON.stringify(r.linePrefix)} (typed earlier without Enter): the shell ran it with your input as one line]`,
+    );
+  }
   if (r.knownPrompt) {
     const keys = JSON.stringify(r.knownPrompt.keys);
     parts.push(`[the screen shows ${r.knownPrompt.prompt}: terminal_send keys ${keys} to continue past it]`);

@@ -74,6 +74,18 @@ describe('terminal_send tells where input went', () => {
     await r.send({ input: 'exit()' });
   });
 
+  it('text left on the command line is told when the next line runs with it', async () => {
+    const r = await rig();
+    expect((await r.send({ input: 'q', submit: false })).text).toMatch(/typed on the command line, not run/);
+    const ran = await r.send({ input: 'echo hi' });
+    expect(ran.text).toContain('qecho: command not found');
+    expect(ran.text).toContain(
+      '[the command line already held "q" (typed earlier without Enter): the shell ran it with your input as one line]',
+    );
+    const clean = await r.send({ input: 'echo hi' });
+    expect(clean.text).toBe('hi\n[ready at the prompt; exit code: 0]');
+  });
+
   it('a send to a shell that had exited is an error; the send that ended it is not', async () => {
     const r = await rig();
     const ended = await r.send({ input: 'exit 4' });
