@@ -262,6 +262,11 @@ export class Screen {
     return { text: head.text + tail, lost: head.lost };
   }
 
+  /** The oldest view offset the transcript still keeps. */
+  get keptFrom(): number {
+    return this.transcript.start;
+  }
+
   /** The view offset where the rows still on screen end (the text written so far). */
   get end(): number {
     return this.transcript.end + this.live().text.length;

@@ -50,6 +50,24 @@ export function earlierText(
   return { earlier: text.replace(/\s+$/, ''), earlierOmitted: lost, earlierOffset: start + lost + prompt };
 }
 
+/**
+ * `earlier` as the scrollback holds it now, `keptFrom` its oldest offset: what left it since the
+ * text was taken (output printed later in the same result pushed it out) counts as no longer
+ * kept, so a page offered still reads what it promises. The cut falls on a line's start (the
+ * scrollback keeps whole lines).
+ */
+export function stillKept<T extends { earlier: string; earlierOmitted: number; earlierOffset: number | null }>(
+  e: T,
+  keptFrom: number,
+): T {
+  if (e.earlierOffset === null || e.earlierOffset >= keptFrom) return e;
+  const gone = Math.min(keptFrom - e.earlierOffset, e.earlier.length);
+  const rest = e.earlier.slice(gone);
+  return rest === ''
+    ? { ...e, earlier: '', earlierOmitted: e.earlierOmitted + gone, earlierOffset: null }
+    : { ...e, earlier: rest, earlierOmitted: e.earlierOmitted + gone, earlierOffset: e.earlierOffset + gone };
+}
+
 /** The facts of a result besides its core. */
 export type ResultExtras = Partial<
   Pick<

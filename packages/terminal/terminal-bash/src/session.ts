@@ -44,7 +44,7 @@ import { continuationPayload, PROMPT_TEXT, REDRAW_KEY } from './rcfile.js';
 import { type ActiveSend, commandLine, decide, exitCodes, newActiveSend } from './readiness.js';
 import { shoot } from './rewrites.js';
 import { type Mark, Screen } from './screen.js';
-import { earlierText, type ResultExtras, sendResult } from './send-text.js';
+import { earlierText, type ResultExtras, sendResult, stillKept } from './send-text.js';
 import { settledTexts } from './settle.js';
 import { Watchers } from './watchers.js';
 import type { XtermModule } from './xterm-loader.js';
@@ -488,7 +488,8 @@ export class BashSession implements TerminalSession {
     this.poller.stop();
     const m = reason === 'stdin_read' ? this.prompts.ownPrompt(a) : null;
     this.owed = m === null && reason !== 'session_exited';
-    const got = settledTexts(this.view, a, m, this.lastEnd, reason !== 'session_exited');
+    const settled = settledTexts(this.view, a, m, this.lastEnd, reason !== 'session_exited');
+    const got = { ...settled, earlier: stillKept(settled.earlier, this.view.keptFrom) };
     this.lastEnd = got.end;
     const codes = m ? exitCodes(a, m) : { commandExitCode: null, programExitCode: null };
     const exitCode = m ? codes.commandExitCode : reason === 'session_exited' ? this.shellExit : null;

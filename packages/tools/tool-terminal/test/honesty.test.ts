@@ -74,6 +74,27 @@ describe('terminal_send tells where input went', () => {
     await r.send({ input: 'exit()' });
   });
 
+  it('a page a cancel offers for what printed before it is still there once the cancel returns', async () => {
+    const r = await rig();
+    // The first burst prints while no send waits (the cancel's `earlier`); the second prints during
+    // the cancel (Ctrl-C is ignored) and pushes the first out of the scrollback before it returns.
+    const script = "trap '' INT; sleep 0.3; seq 1 300000; sleep 1; seq 1 300000; sleep 30";
+    expect((await r.send({ input: script, timeout_ms: 100 })).data).toMatchObject({ reason: 'timeout' });
+    await waitFor(async () => /sleep 1$/.test((await r.list()).text), 'the first burst printed');
+    const stopped = await r.call('terminal_cancel', {});
+    const offered = /terminal_read offset (\d+) reads the \d+ still kept/.exec(
+      stopped.text.split('[this send:]')[0] ?? '',
+    );
+    if (offered) {
+      const page = await r.call('terminal_read', { offset: Number(offered[1]), limit: 40 });
+      expect(page.text).not.toMatch(/no longer kept/);
+    } else {
+      expect(stopped.text).toMatch(
+        /^\[printed since your last send:\]\n\[\d+ earlier characters of it not shown; \d+ are no longer kept/,
+      );
+    }
+  });
+
   it('text left on the command line is told when the next line runs with it', async () => {
     const r = await rig();
     expect((await r.send({ input: 'q', submit: false })).text).toMatch(/typed on the command line, not run/);
