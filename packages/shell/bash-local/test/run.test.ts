@@ -17,11 +17,13 @@ describe('LocalBashExecutor.run', () => {
   it('a process that traps TERM and exits 0 after a timeout reports exitCode 0 and timedOut', async () => {
     const ex = executor();
     const command = "trap 'echo trapped; exit 0' TERM; echo started; while true; do sleep 0.05; done";
-    const r = await ex.run(ex.resolve({ command, timeoutMs: 300 }));
+    // Long enough for bash to install its trap before the TERM comes, even across a loaded ssh channel
+    // (at 300 ms a CI run saw bash killed by SIGTERM before its trap was set).
+    const r = await ex.run(ex.resolve({ command, timeoutMs: 2_000 }));
     expect(r).toMatchObject({ exitCode: 0, signal: null, timedOut: true, aborted: false });
     expect(r.stdout.text).toBe('started\ntrapped\n');
     const text = renderShellResult(r);
-    expect(text).toContain('[timed out after 300 ms]');
+    expect(text).toContain('[timed out after 2000 ms]');
     expect(parseShellResult(text)).toMatchObject({ exitCode: 0, timedOut: true, aborted: false });
   });
 
