@@ -8,6 +8,7 @@
  * is kept (it is an Enter: an empty line that closes a block).
  */
 import { keyBytes } from './keys.js';
+import { leavesOpen } from './open-lines.js';
 
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';
@@ -22,8 +23,9 @@ export function sendPayload(
   const enter = input.keys.length === 0 && input.submit ? '\r' : '';
   if (options.toShell && input.submit && text.trim() !== '' && input.keys.length === 0) {
     const lines = text.replace(/\n$/, '');
-    // Several lines become one brace group: one command, so an interrupt abandons the lines not yet run.
-    const command = lines.includes('\n') ? `{ ${lines}\n}` : lines;
+    // Several lines become one brace group: one command, so an interrupt abandons the lines not yet
+    // run; not when they leave something open (the shell then asks for the rest).
+    const command = lines.includes('\n') && !leavesOpen(lines) ? `{ ${lines}\n}` : lines;
     return { payload: `${PASTE_START}${command}${PASTE_END}\r`, command: true };
   }
   if (!options.toShell && options.bracketedPaste && (input.paste ?? true) && text.replace(/\n$/, '').includes('\n')) {

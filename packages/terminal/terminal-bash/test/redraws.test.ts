@@ -142,6 +142,19 @@ describe('redraws and what a send says', () => {
     expect(await sh.send('echo n')).toMatchObject({ output: 'n\n', previousExitCode: null, commandExitCode: 0 });
   });
 
+  it('lines that leave a brace open are not closed for the shell: it asks for the rest, and the next send gives it', async () => {
+    const r = await termRig();
+    const sh = await r.shell();
+    expect(await sh.send('g() {\n  echo from-g')).toMatchObject({ commandLine: 'incomplete', commandExitCode: null });
+    // Only what was sent is on the command line (no brace group of dsh's around it).
+    expect(r.terminals.screen(r.me, sh.id).text).toMatch(/^\$ g\(\) \{$/m);
+    expect(await sh.send('}')).toMatchObject({ commandExitCode: 0, atPrompt: true });
+    expect(await sh.send('g\ng')).toMatchObject({ output: 'from-g\nfrom-g\n', commandExitCode: 0 });
+    // A line that is not bash is told as its own error, never one about a brace it does not have.
+    const bad = await sh.send('function f(x) {\n  return x * 3');
+    expect(bad.output).not.toMatch(/`\}'/);
+  });
+
   it('a cancel right after a command ended on its own finds the shell idle at its prompt', async () => {
     const r = await termRig();
     const sh = await r.shell();
