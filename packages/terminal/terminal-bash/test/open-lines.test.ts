@@ -20,6 +20,7 @@ describe('lines that leave something open', () => {
     expect(leavesOpen('g() {\n echo x\n}\ng')).toBe(false);
     expect(leavesOpen('if true; then\n echo y\nfi')).toBe(false);
     expect(leavesOpen('for i in 1 2; do echo $i; done\necho "{ not a brace"')).toBe(false);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
     expect(leavesOpen('echo \'(\' ; echo "do"\n# if this were code {\necho ${HOME}')).toBe(false);
     expect(leavesOpen('cat <<< word\necho {a,b}')).toBe(false);
   });
