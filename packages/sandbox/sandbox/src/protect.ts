@@ -110,8 +110,9 @@ export function protectedPaths(
   const writable: string[] = [];
   const readOnly: string[] = [];
   const keep = (path: string): boolean => !allowed.some((a) => path === a || path.startsWith(`${a}/`));
-  const guard = (path: string, root: string): void => {
-    const at = local ? bindable(path, root, roots) : path;
+  /** Binds `path` (under `root`) read-only, as `within` lets a link below `root` lead. */
+  const guard = (path: string, root: string, within: readonly string[] = roots): void => {
+    const at = local ? bindable(path, root, within) : path;
     if (at !== null && keep(at) && !readOnly.includes(at)) readOnly.push(at);
   };
   for (const root of roots) {
@@ -135,10 +136,7 @@ export function protectedPaths(
     if (!inside(linked.commonDir, roots) && !writable.includes(linked.commonDir)) writable.push(linked.commonDir);
     // The store is writable in the world: a link in it may lead anywhere in it, not out of it.
     const within = [...roots, linked.commonDir];
-    const store = (path: string): void => {
-      const at = bindable(path, linked.commonDir, within);
-      if (at !== null && keep(at) && !readOnly.includes(at)) readOnly.push(at);
-    };
+    const store = (path: string): void => guard(path, linked.commonDir, within);
     for (const name of ['hooks', 'config', 'config.worktree', 'commondir', 'modules'])
       store(join(linked.commonDir, name));
     store(join(linked.gitDir, 'config.worktree'));

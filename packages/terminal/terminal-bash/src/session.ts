@@ -259,7 +259,7 @@ export class BashSession implements TerminalSession {
     // Facts a channel took before the line editor began to read after the latest prompt (and
     // accepted nothing since) are older than what the editor tells: the shell reads its line.
     const stale = facts.observedAt !== undefined && facts.observedAt < this.editorAt;
-    const shellReads = stale && this.readyOrder > marker && this.acceptOrder < marker;
+    const shellReads = stale && this.shellReading && this.readyOrder > marker;
     return fg === null || fg === facts.shellPgid || fg === latest?.shellPid || inPromptHook || shellReads;
   }
 
@@ -309,21 +309,24 @@ export class BashSession implements TerminalSession {
     return factsSince(this.handle, since, Math.min(FRESH_FACTS_MAX_MS, timeoutMs / 2));
   }
 
+  /** What was drawn since the shell's own line editor began to read (its prompt, then what is typed), or null. */
+  private sinceReady(): string | null {
+    const ready = this.lastReady;
+    return ready === null || !this.shellReading ? null : this.view.text(ready, this.view.end).text;
+  }
+
   /** Text on the shell's command line after its prompt, typed since it began to read (null: none, or not known). */
   private pendingLine(): string | null {
-    const ready = this.lastReady;
-    if (ready === null || !this.shellReading) return null;
-    const shown = this.view.text(ready, this.view.end).text;
-    if (!shown.startsWith(`${PROMPT_TEXT} `) || shown.includes('\n')) return null;
+    const shown = this.sinceReady();
+    if (shown === null || !shown.startsWith(`${PROMPT_TEXT} `) || shown.includes('\n')) return null;
     const typed = shown.slice(PROMPT_TEXT.length + 1).replace(/ +$/, '');
     return typed === '' ? null : typed;
   }
 
   /** Whether more than the prompt was printed since the line editor last began to read (and read nothing yet). */
   private promptDisplaced(): boolean {
-    const ready = this.lastReady;
-    if (ready === null || !this.shellReading) return false;
-    return this.view.text(ready, this.view.end).text.replace(/ +$/, '') !== PROMPT_TEXT;
+    const shown = this.sinceReady();
+    return shown !== null && shown.replace(/ +$/, '') !== PROMPT_TEXT;
   }
 
   /** A send that types nothing while the shell idles at its prompt: what was printed since the last send. */
